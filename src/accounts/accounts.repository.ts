@@ -1,0 +1,208 @@
+import type { Executor } from '../platform/database/database.js';
+import type { IdentitiesTable } from '../platform/database/schema.js';
+
+type Provider = IdentitiesTable['provider'];
+
+// ---- users -----------------------------------------------------------------
+
+export interface UserRow {
+  readonly id: string;
+  readonly onboardedAt: Date | null;
+}
+
+export async function insertUser(db: Executor, user: { id: string; createdAt: Date }): Promise<void> {
+  await db.insertInto('users').values({ id: user.id, created_at: user.createdAt }).execute();
+}
+
+/** Undoes `insertUser` inside the transaction that lost a race for an identity. */
+export async function deleteUser(db: Executor, userId: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', userId).execute();
+}
+
+export async function findUser(db: Executor, userId: string): Promise<UserRow | undefined> {
+  const row = await db.selectFrom('users').select(['id', 'onboarded_at']).where('id', '=', userId).executeTakeFirst();
+  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at };
+}
+
+/** Reads the user under a row lock, so that one user's onboardings run one at a time. */
+export async function lockUser(db: Executor, userId: string): Promise<UserRow | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'onboarded_at'])
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at };
+}
+
+export async function markUserOnboarded(db: Executor, userId: string, at: Date): Promise<void> {
+  await db.updateTable('users').set({ onboarded_at: at }).where('id', '=', userId).execute();
+}
+
+// ---- identities ------------------------------------------------------------
+
+export async function findIdentityOwner(db: Executor, provider: Provider, subject: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('identities')
+    .select('user_id')
+    .where('provider', '=', provider)
+    .where('subject', '=', subject)
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+export async function userHasIdentityOf(db: Executor, userId: string, provider: Provider): Promise<boolean> {
+  const row = await db
+    .selectFrom('identities')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('provider', '=', provider)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Links an identity; false when (provider, subject) already belongs to
+ * someone. On PostgreSQL a concurrent uncommitted link of the same subject is
+ * waited for, so the loser sees false instead of a unique violation.
+ */
+export async function insertIdentity(
+  db: Executor,
+  identity: { id: string; userId: string; provider: Provider; subject: string; label: string; createdAt: Date },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('identities')
+    .values({
+      id: identity.id,
+      user_id: identity.userId,
+      provider: identity.provider,
+      subject: identity.subject,
+      label: identity.label,
+      created_at: identity.createdAt,
+    })
+    .onConflict((conflict) => conflict.columns(['provider', 'subject']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+// ---- sessions --------------------------------------------------------------
+
+export interface LiveSessionRow {
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly csrfToken: string;
+  readonly expiresAt: Date;
+  readonly mfaAt: Date | null;
+  readonly userBlockedAt: Date | null;
+  readonly userBlockedReason: string | null;
+}
+
+/** The session with this token hash if it is neither revoked nor expired at `now`. */
+export async function findLiveSession(db: Executor, tokenHash: string, now: Date): Promise<LiveSessionRow | undefined> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id',
+      'sessions.user_id',
+      'sessions.csrf_token',
+      'sessions.expires_at',
+      'sessions.mfa_at',
+      'users.blocked_at',
+      'users.blocked_reason',
+    ])
+    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return {
+    sessionId: row.id,
+    userId: row.user_id,
+    csrfToken: row.csrf_token,
+    expiresAt: row.expires_at,
+    mfaAt: row.mfa_at,
+    userBlockedAt: row.blocked_at,
+    userBlockedReason: row.blocked_reason,
+  };
+}
+
+export async function insertSession(
+  db: Executor,
+  session: { id: string; userId: string; tokenHash: string; csrfToken: string; method: string; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('sessions')
+    .values({
+      id: session.id,
+      user_id: session.userId,
+      token_hash: session.tokenHash,
+      csrf_token: session.csrfToken,
+      method: session.method,
+      created_at: session.createdAt,
+      expires_at: session.expiresAt,
+    })
+    .execute();
+}
+
+export async function revokeSession(db: Executor, sessionId: string, at: Date): Promise<void> {
+  await db.updateTable('sessions').set({ revoked_at: at }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+}
+
+// ---- wallet challenges -----------------------------------------------------
+
+export interface WalletChallengeRow {
+  readonly id: string;
+  readonly address: string;
+  readonly message: string;
+  readonly expiresAt: Date;
+  readonly consumedAt: Date | null;
+}
+
+export async function insertWalletChallenge(
+  db: Executor,
+  challenge: { id: string; address: string; chainId: number; nonce: string; message: string; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('wallet_challenges')
+    .values({
+      id: challenge.id,
+      address: challenge.address,
+      chain_id: challenge.chainId,
+      nonce: challenge.nonce,
+      message: challenge.message,
+      created_at: challenge.createdAt,
+      expires_at: challenge.expiresAt,
+    })
+    .execute();
+}
+
+export async function findWalletChallenge(db: Executor, challengeId: string): Promise<WalletChallengeRow | undefined> {
+  const row = await db
+    .selectFrom('wallet_challenges')
+    .select(['id', 'address', 'message', 'expires_at', 'consumed_at'])
+    .where('id', '=', challengeId)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return { id: row.id, address: row.address, message: row.message, expiresAt: row.expires_at, consumedAt: row.consumed_at };
+}
+
+/**
+ * Marks the challenge used if it is unused and unexpired at `now`; false
+ * otherwise. The condition is what makes a challenge single-use: of two
+ * concurrent verifications, the second waits on the row lock and then finds
+ * `consumed_at` set.
+ */
+export async function consumeWalletChallenge(db: Executor, challengeId: string, now: Date): Promise<boolean> {
+  const consumed = await db
+    .updateTable('wallet_challenges')
+    .set({ consumed_at: now })
+    .where('id', '=', challengeId)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('id')
+    .executeTakeFirst();
+  return consumed !== undefined;
+}

@@ -1,0 +1,81 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../platform/context.js';
+import { IvoryError } from '../platform/errors.js';
+import { runIdempotent } from '../platform/http/idempotency.js';
+import {
+  SESSION_ONLY,
+  SESSION_OR_KEY,
+  SESSION_OR_READ_KEY,
+  type Principal,
+  type SessionPrincipal,
+} from '../platform/http/principal.js';
+import type { IvoryServer } from '../platform/http/server.js';
+import { completeOnboarding } from './complete-onboarding.js';
+import { describePrincipal } from './describe-principal.js';
+import { listMerchants } from './list-merchants.js';
+import { signOut } from './sign-out.js';
+import { walletSignInRoutes } from './wallet-sign-in.routes.js';
+
+const OnboardingBody = Type.Object(
+  { name: Type.String(), email: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+
+/** SPEC "Account", "Sign-in" and the merchant list of "Merchants and team". */
+export async function accountsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  await walletSignInRoutes(api, context);
+
+  api.get('/me', { config: { auth: SESSION_OR_KEY } }, async (request) => describePrincipal(context.db, principalOf(request)));
+
+  api.post('/auth/logout', { config: { auth: SESSION_ONLY } }, async (request) => {
+    await signOut(context.db, context.clock, sessionOf(request).sessionId);
+    return { ok: true };
+  });
+
+  api.post(
+    '/onboarding',
+    {
+      schema: { body: OnboardingBody },
+      config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: { name: 'invalid_name', email: 'invalid_email' } },
+    },
+    async (request, reply) => {
+      const userId = sessionOf(request).userId;
+      const { name, email } = request.body;
+      const result = await runIdempotent(context.db, request, async (trx) => {
+        const outcome = await completeOnboarding(trx, context.clock, { userId, name, email });
+        return { status: outcome.created ? 201 : 200, body: { completed: true } };
+      });
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  api.get('/merchants', { config: { auth: SESSION_OR_READ_KEY } }, async (request) => listMerchants(context.db, principalOf(request)));
+
+  // SPEC: always 403, kept for compatibility. Refused before the body is read,
+  // so no body (malformed, foreign content type) can turn it into a 400.
+  api.post(
+    '/merchants',
+    {
+      config: { auth: SESSION_OR_KEY },
+      onRequest: async () => {
+        throw new IvoryError('forbidden');
+      },
+    },
+    async () => {
+      throw new IvoryError('forbidden');
+    },
+  );
+}
+
+/** The auth layer has enforced the route's requirement; these only narrow the type. */
+function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new IvoryError('unauthorized');
+  return request.principal;
+}
+
+function sessionOf(request: FastifyRequest): SessionPrincipal {
+  const principal = principalOf(request);
+  if (principal.kind !== 'session') throw new IvoryError('forbidden');
+  return principal;
+}

@@ -1,0 +1,56 @@
+import { getAddress, isAddress } from 'viem';
+import { generateSiweNonce } from 'viem/siwe';
+import type { Catalogue } from '../catalogue/index.js';
+import type { Clock } from '../platform/clock.js';
+import { newId } from '../platform/crypto.js';
+import type { Executor } from '../platform/database/database.js';
+import { IvoryError } from '../platform/errors.js';
+import { insertWalletChallenge } from './accounts.repository.js';
+import { CHALLENGE_LIFETIME_MS, signInMessage } from './wallet-challenge.js';
+
+export interface WalletChallengeDeps {
+  readonly db: Executor;
+  readonly clock: Clock;
+  readonly catalogue: Catalogue;
+  readonly publicUrl: string;
+  readonly brand: string;
+}
+
+/**
+ * SPEC "Sign-in" POST /auth/wallet/challenge. The address may come in any
+ * case; the message carries its checksummed form. The chain must be an
+ * enabled EVM network of the catalogue (a ready token is not needed to sign in).
+ */
+export async function requestWalletChallenge(
+  deps: WalletChallengeDeps,
+  input: { readonly address: string; readonly chainId: number },
+): Promise<{ challengeId: string; message: string }> {
+  if (!isAddress(input.address, { strict: false })) throw new IvoryError('invalid_address');
+  const network = deps.catalogue.network(input.chainId);
+  if (network === undefined || network.family !== 'evm' || !network.enabled) throw new IvoryError('unsupported_network');
+
+  const address = getAddress(input.address);
+  const issuedAt = deps.clock.now();
+  const expiresAt = new Date(issuedAt.getTime() + CHALLENGE_LIFETIME_MS);
+  const nonce = generateSiweNonce();
+  const message = signInMessage({
+    publicUrl: deps.publicUrl,
+    brand: deps.brand,
+    address,
+    chainId: input.chainId,
+    nonce,
+    issuedAt,
+    expiresAt,
+  });
+  const challengeId = newId();
+  await insertWalletChallenge(deps.db, {
+    id: challengeId,
+    address,
+    chainId: input.chainId,
+    nonce,
+    message,
+    createdAt: issuedAt,
+    expiresAt,
+  });
+  return { challengeId, message };
+}

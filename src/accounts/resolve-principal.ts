@@ -1,0 +1,34 @@
+import { API_KEY_TOKEN_PREFIX, resolveApiKey } from '../keys/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { AppContext } from '../platform/context.js';
+import { sha256Hex } from '../platform/crypto.js';
+import type { Executor } from '../platform/database/database.js';
+import { IvoryError } from '../platform/errors.js';
+import type { PrincipalResolver, SessionPrincipal } from '../platform/http/principal.js';
+import { findLiveSession } from './accounts.repository.js';
+
+/**
+ * The one bearer-token resolver of the app: `ivk_` tokens are shop API keys,
+ * anything else a session. Null (→ 401) for anything unknown, expired,
+ * revoked, disabled or outside a key's IP allowlist.
+ */
+export function resolvePrincipal(context: AppContext): PrincipalResolver {
+  const deps = { db: context.db, clock: context.clock };
+  return async (token, clientIp) =>
+    token.startsWith(API_KEY_TOKEN_PREFIX) ? resolveApiKey(deps, token, clientIp) : resolveSession(deps, token);
+}
+
+/** SPEC "Authentication" 9: a blocked user's session answers account_disabled with the reason. */
+async function resolveSession(deps: { db: Executor; clock: Clock }, token: string): Promise<SessionPrincipal | null> {
+  const session = await findLiveSession(deps.db, sha256Hex(token), deps.clock.now());
+  if (session === undefined) return null;
+  if (session.userBlockedAt !== null) throw new IvoryError('account_disabled', { reason: session.userBlockedReason ?? '' });
+  return {
+    kind: 'session',
+    sessionId: session.sessionId,
+    userId: session.userId,
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt,
+    mfaAt: session.mfaAt,
+  };
+}

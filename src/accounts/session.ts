@@ -1,0 +1,34 @@
+import { API_KEY_TOKEN_PREFIX } from '../keys/index.js';
+import { newToken } from '../platform/crypto.js';
+
+/** SPEC leaves session lifetime open; 30 days, like common dashboard sessions. */
+export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * A session bearer token. base64url can begin with `ivk_` (about once in
+ * 17 million); such a token would be taken for an API key, so draw again.
+ */
+export function newSessionToken(): string {
+  for (;;) {
+    const token = newToken();
+    if (!token.startsWith(API_KEY_TOKEN_PREFIX)) return token;
+  }
+}
+
+/** The `user` object of GET /me and of session-creation answers (SPEC "Principal and session"). */
+export interface SessionUserView {
+  readonly user_id: string;
+  readonly onboarding_required: boolean;
+  readonly mfa_required: boolean;
+  readonly mfa_at: string | null;
+}
+
+export function sessionUserView(user: { id: string; onboardedAt: Date | null }, mfaAt: Date | null): SessionUserView {
+  return {
+    user_id: user.id,
+    onboarding_required: user.onboardedAt === null,
+    // No second factor can be enrolled yet, so none is ever required.
+    mfa_required: false,
+    mfa_at: mfaAt === null ? null : mfaAt.toISOString(),
+  };
+}

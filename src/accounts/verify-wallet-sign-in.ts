@@ -1,0 +1,82 @@
+import { verifyMessage, type Hex } from 'viem';
+import type { Clock } from '../platform/clock.js';
+import { newId } from '../platform/crypto.js';
+import { inTransaction, type Db, type Tx } from '../platform/database/database.js';
+import { IvoryError } from '../platform/errors.js';
+import {
+  consumeWalletChallenge,
+  deleteUser,
+  findIdentityOwner,
+  findUser,
+  findWalletChallenge,
+  insertIdentity,
+  insertUser,
+} from './accounts.repository.js';
+import { sessionUserView, type SessionUserView } from './session.js';
+import { startSession } from './start-session.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HEX = /^0x(?:[0-9a-fA-F]{2})+$/;
+
+export interface WalletSession {
+  readonly token: string;
+  readonly expiresAt: Date;
+  readonly user: SessionUserView;
+}
+
+/**
+ * SPEC "Sign-in" POST /auth/wallet/verify. Every failure (unknown, expired or
+ * used challenge, malformed or wrong signature) is the same `unauthorized`, so
+ * the answer tells a prober nothing. The challenge is consumed in the
+ * transaction that opens the session; a failure consumes nothing.
+ */
+export async function verifyWalletSignIn(
+  deps: { readonly db: Db; readonly clock: Clock },
+  input: { readonly challengeId: string; readonly signature: string },
+): Promise<WalletSession> {
+  if (!UUID.test(input.challengeId) || !HEX.test(input.signature)) throw new IvoryError('unauthorized');
+  const challenge = await findWalletChallenge(deps.db, input.challengeId);
+  if (challenge === undefined || challenge.consumedAt !== null || challenge.expiresAt <= deps.clock.now()) {
+    throw new IvoryError('unauthorized');
+  }
+  // Checked before the transaction: recovery is CPU work that should not hold the embedded database's one session.
+  if (!(await signatureMatches(challenge.address, challenge.message, input.signature as Hex))) {
+    throw new IvoryError('unauthorized');
+  }
+
+  return inTransaction(deps.db, async (trx) => {
+    if (!(await consumeWalletChallenge(trx, challenge.id, deps.clock.now()))) throw new IvoryError('unauthorized');
+    const userId = await findOrCreateWalletUser(trx, deps.clock, challenge.address);
+    const session = await startSession(trx, deps.clock, userId, 'wallet');
+    const user = await findUser(trx, userId);
+    if (user === undefined) throw new Error(`user ${userId} vanished while signing in`);
+    return { token: session.token, expiresAt: session.expiresAt, user: sessionUserView(user, null) };
+  });
+}
+
+async function signatureMatches(address: string, message: string, signature: Hex): Promise<boolean> {
+  try {
+    return await verifyMessage({ address: address as Hex, message, signature });
+  } catch {
+    return false; // not a recoverable secp256k1 signature
+  }
+}
+
+/** The user whose wallet identity is `address`, created with that identity on first sign-in. */
+async function findOrCreateWalletUser(trx: Tx, clock: Clock, address: string): Promise<string> {
+  const subject = address.toLowerCase();
+  const existing = await findIdentityOwner(trx, 'wallet', subject);
+  if (existing !== undefined) return existing;
+
+  const userId = newId();
+  const now = clock.now();
+  await insertUser(trx, { id: userId, createdAt: now });
+  if (await insertIdentity(trx, { id: newId(), userId, provider: 'wallet', subject, label: address, createdAt: now })) {
+    return userId;
+  }
+  // A concurrent first sign-in of the same wallet created the user first: join it.
+  await deleteUser(trx, userId);
+  const winner = await findIdentityOwner(trx, 'wallet', subject);
+  if (winner === undefined) throw new Error('wallet identity conflicted but cannot be found');
+  return winner;
+}

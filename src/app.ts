@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import { Redis } from 'ioredis';
+import { loadCatalogue, type Catalogue } from './catalogue/index.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import type { Config } from './platform/config.js';
+import { SecretBox } from './platform/crypto.js';
+import { openEmbedded, openPostgres, type DatabaseHandle } from './platform/database/database.js';
+import { migrate } from './platform/database/migrate.js';
+import type { AppContext } from './platform/context.js';
+import { startJobs, type Job, type JobRunner } from './platform/jobs.js';
+import { healthRoutes } from './platform/http/health.routes.js';
+import type { PrincipalResolver } from './platform/http/principal.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './platform/http/rate-limit.js';
+import { API_PREFIX, createHttpCore, type IvoryServer } from './platform/http/server.js';
+import { modules } from './modules.js';
+
+export interface BuildOptions {
+  readonly config: Config;
+  /** An open database; otherwise one is opened from the config. */
+  readonly database?: DatabaseHandle;
+  readonly clock?: Clock;
+  readonly catalogue?: Catalogue;
+  /** Poll jobs in the background (serve). Tests leave it off and call `jobs.drain()`. */
+  readonly runJobs?: boolean;
+}
+
+export interface IvoryApp {
+  readonly server: IvoryServer;
+  readonly context: AppContext;
+  readonly database: DatabaseHandle;
+  readonly jobs: JobRunner;
+  close(): Promise<void>;
+}
+
+/** The composition root: opens storage, migrates, wires every module. */
+export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const catalogue = options.catalogue ?? loadCatalogue(config.networksFile);
+  const database = options.database ?? (await openDatabase(config));
+  await migrate(database.db);
+
+  const rateLimiter: RateLimiter = config.redisUrl
+    ? new RedisRateLimiter(limits(config), new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }))
+    : new MemoryRateLimiter(limits(config));
+
+  let resolvePrincipal: PrincipalResolver = async () => null;
+  const server = createHttpCore({
+    logLevel: config.logLevel,
+    trustProxy: config.trustProxy,
+    rateLimiter,
+    clock,
+    resolvePrincipal: (token, ip) => resolvePrincipal(token, ip),
+  });
+
+  const context: AppContext = {
+    config,
+    db: database.db,
+    clock,
+    secrets: new SecretBox(secretKey(config)),
+    catalogue,
+    log: server.log,
+  };
+
+  await server.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: `${config.brand} API`, version: '1' },
+      servers: [{ url: `${config.publicUrl}${API_PREFIX}` }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await server.register(healthRoutes);
+
+  const jobs: Job[] = [];
+  await server.register(
+    async (api) => {
+      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => server.swagger());
+      for (const module of modules) {
+        if (module.routes !== undefined) await api.register(async (scope) => module.routes?.(scope, context));
+        if (module.resolvePrincipal !== undefined) resolvePrincipal = module.resolvePrincipal(context);
+        jobs.push(...(module.jobs?.(context) ?? []));
+      }
+    },
+    { prefix: API_PREFIX },
+  );
+  await server.ready();
+
+  const runner = startJobs(jobs, server.log, { poll: options.runJobs ?? false });
+  return {
+    server,
+    context,
+    database,
+    jobs: runner,
+    async close() {
+      await runner.stop();
+      await server.close();
+      await rateLimiter.close();
+      if (options.database === undefined) await database.close();
+    },
+  };
+}
+
+function limits(config: Config) {
+  return { perMinute: config.rateLimitPerMinute, writesPerMinute: config.rateLimitWritesPerMinute };
+}
+
+async function openDatabase(config: Config): Promise<DatabaseHandle> {
+  return config.databaseUrl === undefined ? openEmbedded(config.dataDir) : openPostgres(config.databaseUrl);
+}
+
+/**
+ * SECRET_KEY, or with embedded storage a key generated once into DATA_DIR
+ * (readable by the owner only), so a fresh `npm start` needs no setup.
+ */
+function secretKey(config: Config): Buffer {
+  if (config.secretKey !== undefined) return config.secretKey;
+  const file = path.join(config.dataDir, 'secret.key');
+  if (fs.existsSync(file)) return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const key = randomBytes(32);
+  fs.writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  return key;
+}

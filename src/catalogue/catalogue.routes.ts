@@ -1,0 +1,59 @@
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../platform/context.js';
+import { IvoryError } from '../platform/errors.js';
+import { PUBLIC } from '../platform/http/principal.js';
+import type { IvoryServer } from '../platform/http/server.js';
+
+/** SPEC "Network"; kept in step with `PublicNetwork` (the serializer drops anything not listed). */
+const PublicTokenSchema = Type.Object({
+  address: Type.String(),
+  symbol: Type.String(),
+  decimals: Type.Integer(),
+  status: Type.Optional(Type.Literal('ready')),
+  icon_url: Type.Optional(Type.String()),
+});
+
+export const PublicNetworkSchema = Type.Object({
+  chain_id: Type.Integer(),
+  name: Type.String(),
+  native_symbol: Type.String(),
+  explorer_url: Type.String(),
+  main_factory: Type.String(),
+  invoice_factory: Type.String(),
+  start_block: Type.Integer(),
+  tokens: Type.Array(PublicTokenSchema),
+  minimum_payment: Type.String(),
+  family: Type.String(),
+});
+
+const IconParams = Type.Object({ chain_id: Type.String(), token: Type.String(), hash: Type.String() });
+
+const CHAIN_ID = /^[1-9][0-9]{0,15}$/;
+const CONTENT_HASH = /^[0-9a-f]{64}$/;
+/** The hash in the path is of the content, so a URL never names other bytes: cache for good. */
+const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+
+/** SPEC "Public": the network list and token icons. */
+export async function catalogueRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  const { catalogue } = context;
+
+  // The list is frozen at load; the serializer only reads it, so the readonly view is handed over as is.
+  const networks = catalogue.publicNetworks() as Static<typeof PublicNetworkSchema>[];
+  api.get('/networks', { schema: { response: { 200: Type.Array(PublicNetworkSchema) } }, config: { auth: PUBLIC } }, async () => networks);
+
+  api.get('/token-icons/:chain_id/:token/:hash', { schema: { params: IconParams }, config: { auth: PUBLIC } }, async (request, reply) => {
+    const { chain_id: chainIdText, token, hash } = request.params;
+    const chainId = CHAIN_ID.test(chainIdText) ? Number(chainIdText) : undefined;
+    // A malformed path is as unknown as a stale hash: 404, never 400 (SPEC "Public").
+    const icon =
+      chainId !== undefined && Number.isSafeInteger(chainId) && CONTENT_HASH.test(hash) ? catalogue.icon(chainId, token, hash) : undefined;
+    if (icon === undefined) throw new IvoryError('not_found');
+    return reply
+      .header('Content-Type', icon.contentType)
+      .header('Cache-Control', IMMUTABLE_CACHE)
+      .header('X-Content-Type-Options', 'nosniff')
+      // Icons are often SVG; opened directly, one must not run script at our origin.
+      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+      .send(icon.bytes);
+  });
+}

@@ -1,0 +1,15 @@
+export { DEFAULT_CATALOGUE_FILE, loadCatalogue } from './catalogue.js';
+export type {
+  Catalogue,
+  FeeKind,
+  FeeTerms,
+  Network,
+  NetworkFamily,
+  PublicNetwork,
+  PublicToken,
+  SweepTerms,
+  Token,
+  TokenIcon,
+} from './catalogue.js';
+export { decodeBase58, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
+export { catalogueRoutes } from './catalogue.routes.js';

@@ -1,0 +1,319 @@
+import { readFileSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { sha256Hex } from '../platform/crypto.js';
+import { feeFor, parseBaseUnits, parseDecimalAmount, type FeeTerms } from '../money/index.js';
+import { checksummedEvmAddress, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
+import type { Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './catalogue.js';
+
+/**
+ * Reads a catalogue file and checks every rule, so that the rest of Ivory can
+ * trust it. Each failure is one line: `Network catalogue <file>: <entry>.<field>: <problem>`.
+ *
+ * File shape: `{ "networks": [ { chain_id, name, family, native_symbol,
+ * explorer_url, main_factory, invoice_factory, start_block, enabled,
+ * minimum_payment, terms: { invoice, deposit, sweep_threshold, minimum_sweep,
+ * maximum_sweep }, tokens: [ { address, symbol, decimals, status?, icon? } ] } ] }`.
+ * Unknown fields are refused: a misspelt optional field would otherwise vanish.
+ */
+
+const FAMILIES: readonly NetworkFamily[] = ['evm', 'tron', 'solana'];
+const MAX_TOKEN_DECIMALS = 36;
+const MAX_BPS = 10_000;
+/** Sweep amounts are compared exactly at the widest precision a token may have. */
+const COMPARISON_DECIMALS = MAX_TOKEN_DECIMALS;
+const ICON_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+};
+
+const NETWORK_FIELDS = [
+  'chain_id',
+  'name',
+  'family',
+  'native_symbol',
+  'explorer_url',
+  'main_factory',
+  'invoice_factory',
+  'start_block',
+  'enabled',
+  'minimum_payment',
+  'terms',
+  'tokens',
+] as const;
+const TERMS_FIELDS = ['invoice', 'deposit', 'sweep_threshold', 'minimum_sweep', 'maximum_sweep'] as const;
+const FEE_FIELDS = ['bps', 'minimum', 'maximum'] as const;
+const TOKEN_FIELDS = ['address', 'symbol', 'decimals', 'status', 'icon'] as const;
+
+class CatalogueFileError extends Error {
+  constructor(file: string, where: string, problem: string) {
+    super(`Network catalogue ${file}: ${where}: ${problem}`);
+    this.name = 'CatalogueFileError';
+  }
+}
+
+/** One JSON object under validation, knowing where it sits for error messages. */
+class Entry {
+  readonly #file: string;
+  readonly #where: string;
+  readonly #value: Readonly<Record<string, unknown>>;
+
+  constructor(file: string, where: string, value: unknown, allowedFields: readonly string[]) {
+    this.#file = file;
+    this.#where = where;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(undefined, 'must be an object');
+    this.#value = value as Record<string, unknown>;
+    for (const field of Object.keys(this.#value)) {
+      if (!allowedFields.includes(field)) this.fail(field, 'unknown field');
+    }
+  }
+
+  get where(): string {
+    return this.#where;
+  }
+
+  fail(field: string | undefined, problem: string): never {
+    throw new CatalogueFileError(this.#file, field === undefined ? this.#where : `${this.#where}.${field}`, problem);
+  }
+
+  has(field: string): boolean {
+    return this.#value[field] !== undefined;
+  }
+
+  raw(field: string): unknown {
+    const value = this.#value[field];
+    if (value === undefined) this.fail(field, 'missing');
+    return value;
+  }
+
+  string(field: string): string {
+    const value = this.raw(field);
+    if (typeof value !== 'string') this.fail(field, 'must be a string');
+    return value;
+  }
+
+  nonEmptyString(field: string): string {
+    const value = this.string(field);
+    if (value.trim() === '') this.fail(field, 'must not be empty');
+    return value;
+  }
+
+  integer(field: string, minimum: number, maximum: number): number {
+    const value = this.raw(field);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
+      this.fail(field, `must be an integer from ${minimum} to ${maximum}`);
+    }
+    return value;
+  }
+
+  boolean(field: string): boolean {
+    const value = this.raw(field);
+    if (typeof value !== 'boolean') this.fail(field, 'must be true or false');
+    return value;
+  }
+
+  array(field: string): readonly unknown[] {
+    const value = this.raw(field);
+    if (!Array.isArray(value)) this.fail(field, 'must be an array');
+    return value;
+  }
+
+  child(field: string, allowedFields: readonly string[]): Entry {
+    return new Entry(this.#file, `${this.#where}.${field}`, this.raw(field), allowedFields);
+  }
+}
+
+export function readCatalogueFile(file: string): Network[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CatalogueFileError(file, 'file', `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CatalogueFileError(file, 'file', `is not valid JSON (${(error as Error).message})`);
+  }
+
+  const root = new Entry(file, 'file', json, ['networks']);
+  const networks = root.array('networks').map((value, index) => readNetwork(file, index, value));
+
+  const seen = new Map<number, number>();
+  networks.forEach((network, index) => {
+    const earlier = seen.get(network.chainId);
+    if (earlier !== undefined) {
+      throw new CatalogueFileError(file, `networks[${index}].chain_id`, `${network.chainId} repeats networks[${earlier}]`);
+    }
+    seen.set(network.chainId, index);
+  });
+  return networks;
+}
+
+function readNetwork(file: string, index: number, value: unknown): Network {
+  const bare: Entry = new Entry(file, `networks[${index}]`, value, NETWORK_FIELDS);
+  const chainId = bare.integer('chain_id', 1, Number.MAX_SAFE_INTEGER);
+  // From here on, errors also name the chain, which is how operators know the entry.
+  const entry: Entry = new Entry(file, `networks[${index}] (chain_id ${chainId})`, value, NETWORK_FIELDS);
+
+  const family = entry.string('family') as NetworkFamily;
+  if (!FAMILIES.includes(family)) entry.fail('family', `must be one of ${FAMILIES.join(', ')}`);
+
+  const explorerUrl = entry.string('explorer_url');
+  if (!isWebUrl(explorerUrl)) entry.fail('explorer_url', 'must be an http(s) URL');
+
+  const mainFactory = entry.string('main_factory');
+  const invoiceFactory = entry.string('invoice_factory');
+  for (const [field, address] of [
+    ['main_factory', mainFactory],
+    ['invoice_factory', invoiceFactory],
+  ] as const) {
+    const problem = address === '' ? undefined : addressProblem(family, address);
+    if (problem !== undefined) entry.fail(field, `${problem} (or "" while not deployed)`);
+  }
+
+  const tokenValues = entry.array('tokens');
+  const tokenDrafts = tokenValues.map((tokenValue, tokenIndex) =>
+    readToken(new Entry(file, `${entry.where}.tokens[${tokenIndex}]`, tokenValue, TOKEN_FIELDS), family, dirname(file)),
+  );
+  const seenTokens = new Map<string, number>();
+  tokenDrafts.forEach((token, tokenIndex) => {
+    const key = family === 'evm' ? token.address.toLowerCase() : token.address;
+    const earlier = seenTokens.get(key);
+    if (earlier !== undefined) entry.fail(`tokens[${tokenIndex}].address`, `repeats tokens[${earlier}]`);
+    seenTokens.set(key, tokenIndex);
+  });
+
+  const terms = entry.child('terms', TERMS_FIELDS);
+  const fees = { invoice: readFeeTerms(terms.child('invoice', FEE_FIELDS)), deposit: readFeeTerms(terms.child('deposit', FEE_FIELDS)) };
+  const sweep = readSweepTerms(terms, tokenDrafts);
+
+  const minimumPayment = entry.string('minimum_payment');
+  const tokens = tokenDrafts.map((token, tokenIndex): Token => {
+    const units = parseDecimalAmount(minimumPayment, token.decimals);
+    if (units === undefined || units === 0n) {
+      entry.fail('minimum_payment', `must be a positive decimal token amount that fits ${token.symbol}'s ${token.decimals} decimals`);
+    }
+    // An invoice of exactly minimum_payment must be creatable (LEDGER "Fees": fee(A) >= A is refused).
+    if (feeFor(units, fees.invoice, token.decimals) >= units) {
+      entry.fail('minimum_payment', `is not above the invoice fee for tokens[${tokenIndex}] (${token.symbol})`);
+    }
+    return Object.freeze({ ...token, minimumPayment: units });
+  });
+  if (tokens.length === 0 && parseDecimalAmount(minimumPayment, COMPARISON_DECIMALS) === undefined) {
+    entry.fail('minimum_payment', 'must be a decimal token amount');
+  }
+
+  return Object.freeze({
+    chainId,
+    name: entry.nonEmptyString('name'),
+    family,
+    nativeSymbol: entry.nonEmptyString('native_symbol'),
+    explorerUrl,
+    mainFactory,
+    invoiceFactory,
+    startBlock: entry.integer('start_block', 0, Number.MAX_SAFE_INTEGER),
+    enabled: entry.boolean('enabled'),
+    minimumPayment,
+    fees: Object.freeze(fees),
+    sweep,
+    tokens: Object.freeze(tokens),
+  });
+}
+
+type TokenDraft = Omit<Token, 'minimumPayment'>;
+
+function readToken(entry: Entry, family: NetworkFamily, baseDirectory: string): TokenDraft {
+  const address = entry.string('address');
+  const problem = addressProblem(family, address);
+  if (problem !== undefined) entry.fail('address', problem);
+
+  let ready = false;
+  if (entry.has('status')) {
+    if (entry.raw('status') !== 'ready') entry.fail('status', 'must be "ready" or absent');
+    ready = true;
+  }
+
+  return {
+    address,
+    symbol: entry.nonEmptyString('symbol'),
+    decimals: entry.integer('decimals', 0, MAX_TOKEN_DECIMALS),
+    ready,
+    icon: entry.has('icon') ? readIcon(entry, baseDirectory) : undefined,
+  };
+}
+
+function readIcon(entry: Entry, baseDirectory: string): TokenIcon {
+  const name = entry.nonEmptyString('icon');
+  const contentType = ICON_CONTENT_TYPES[extname(name).toLowerCase()];
+  if (contentType === undefined) entry.fail('icon', `must end in one of ${Object.keys(ICON_CONTENT_TYPES).join(', ')}`);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(resolve(baseDirectory, name));
+  } catch (error) {
+    entry.fail('icon', `${name} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (bytes.length === 0) entry.fail('icon', `${name} is empty`);
+  return Object.freeze({ bytes, contentType, hash: sha256Hex(bytes) });
+}
+
+function readFeeTerms(entry: Entry): FeeTerms {
+  const bps = entry.integer('bps', 0, MAX_BPS);
+  const minimum = parseBaseUnits(entry.string('minimum'));
+  if (minimum === undefined) entry.fail('minimum', 'must be an integer string in 18-decimal units');
+  const maximum = parseBaseUnits(entry.string('maximum'));
+  if (maximum === undefined) entry.fail('maximum', 'must be an integer string in 18-decimal units');
+  if (minimum > maximum) entry.fail('minimum', 'must not exceed maximum');
+  return Object.freeze({ bps, minimum, maximum });
+}
+
+function readSweepTerms(entry: Entry, tokens: readonly TokenDraft[]): SweepTerms {
+  const fields = ['minimum_sweep', 'sweep_threshold', 'maximum_sweep'] as const;
+  const [minimum, threshold, maximum] = fields.map((field) => {
+    const text = entry.string(field);
+    const comparable = parseDecimalAmount(text, COMPARISON_DECIMALS);
+    if (comparable === undefined) entry.fail(field, 'must be a decimal token amount');
+    for (const token of tokens) {
+      if (parseDecimalAmount(text, token.decimals) === undefined) {
+        entry.fail(field, `has more decimals than ${token.symbol}'s ${token.decimals}`);
+      }
+    }
+    return { text, comparable };
+  }) as [SweepAmount, SweepAmount, SweepAmount];
+  if (minimum.comparable > threshold.comparable || threshold.comparable > maximum.comparable) {
+    entry.fail('sweep_threshold', 'must lie between minimum_sweep and maximum_sweep');
+  }
+  return Object.freeze({ sweepThreshold: threshold.text, minimumSweep: minimum.text, maximumSweep: maximum.text });
+}
+
+interface SweepAmount {
+  text: string;
+  comparable: bigint;
+}
+
+/** Why `address` is not a valid address of the family, or undefined when it is. */
+function addressProblem(family: NetworkFamily, address: string): string | undefined {
+  switch (family) {
+    case 'evm': {
+      if (isChecksummedEvmAddress(address)) return undefined;
+      const checksummed = checksummedEvmAddress(address);
+      return checksummed === undefined ? 'must be an EVM address' : `must be EIP-55 checksummed: ${checksummed}`;
+    }
+    case 'tron':
+      return isTronAddress(address) ? undefined : 'must be a Tron base58check address (34 characters, starting with T)';
+    case 'solana':
+      return isSolanaAddress(address) ? undefined : 'must be a Solana base58 address (32 bytes, 32-44 characters)';
+  }
+}
+
+function isWebUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+import { buildApp } from '../app.js';
+import { ConfigError, loadConfig, type Config } from '../platform/config.js';
+import { openEmbedded, openPostgres } from '../platform/database/database.js';
+import { migrate } from '../platform/database/migrate.js';
+
+const USAGE = `usage: ivory <command>
+
+commands:
+  serve [--role all|api|worker]   run the API, hosted pages and workers (default role: all)
+  migrate                         apply database migrations and exit`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  switch (command) {
+    case 'serve':
+      return serve(config, roleOf(rest));
+    case 'migrate':
+      return runMigrations(config);
+    default:
+      console.error(USAGE);
+      return command === undefined || command === '--help' ? 0 : 2;
+  }
+}
+
+function roleOf(args: string[]): 'all' | 'api' | 'worker' {
+  const index = args.indexOf('--role');
+  const role = index === -1 ? 'all' : args[index + 1];
+  if (role !== 'all' && role !== 'api' && role !== 'worker') {
+    console.error('--role must be all, api or worker');
+    process.exit(2);
+  }
+  return role;
+}
+
+async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<number> {
+  const app = await buildApp({ config, runJobs: role !== 'api' });
+  const log = app.server.log;
+  if (app.database.kind === 'embedded') {
+    log.warn(
+      { dataDir: config.dataDir },
+      'embedded storage (PGlite): data survives a process crash but not a power loss (no fsync); use DATABASE_URL with PostgreSQL in production',
+    );
+  }
+  if (config.webhookAllowPrivate) {
+    log.warn('WEBHOOK_ALLOW_PRIVATE=true: webhooks may target http:// and private addresses; for development only');
+  }
+  if (role !== 'worker') {
+    await app.server.listen({ port: config.port, host: config.host });
+  }
+  log.info({ role, publicUrl: config.publicUrl }, 'ivory started');
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down: finishing in-flight requests');
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await app.close();
+  return 0;
+}
+
+async function runMigrations(config: Config): Promise<number> {
+  const database = config.databaseUrl === undefined ? await openEmbedded(config.dataDir) : await openPostgres(config.databaseUrl);
+  try {
+    const applied = await migrate(database.db);
+    console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

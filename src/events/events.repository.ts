@@ -1,0 +1,76 @@
+import type { Executor } from '../platform/database/database.js';
+
+export interface StoredEvent {
+  readonly id: string;
+  readonly shopId: string;
+  readonly type: string;
+  readonly issuanceId: string | null;
+  readonly envelope: string;
+  readonly createdAt: Date;
+}
+
+export async function nextIssuanceSequence(executor: Executor, issuanceId: string): Promise<number> {
+  const row = await executor
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('issuance_sequence').as('last'))
+    .where('issuance_id', '=', issuanceId)
+    .executeTakeFirst();
+  return Number(row?.last ?? 0) + 1;
+}
+
+export async function insertEvent(
+  executor: Executor,
+  event: StoredEvent & { readonly issuanceSequence: number | null },
+): Promise<void> {
+  await executor
+    .insertInto('events')
+    .values({
+      id: event.id,
+      shop_id: event.shopId,
+      type: event.type,
+      issuance_id: event.issuanceId,
+      issuance_sequence: event.issuanceSequence,
+      envelope: event.envelope,
+      created_at: event.createdAt,
+    })
+    .execute();
+}
+
+/** Events of one issuance in the order they were written (tests, support tools). */
+export async function listIssuanceEvents(executor: Executor, issuanceId: string): Promise<StoredEvent[]> {
+  const rows = await executor
+    .selectFrom('events')
+    .select(['id', 'shop_id', 'type', 'issuance_id', 'envelope', 'created_at'])
+    .where('issuance_id', '=', issuanceId)
+    .orderBy('sequence')
+    .execute();
+  return rows.map(toStoredEvent);
+}
+
+export async function listShopEvents(executor: Executor, shopId: string): Promise<StoredEvent[]> {
+  const rows = await executor
+    .selectFrom('events')
+    .select(['id', 'shop_id', 'type', 'issuance_id', 'envelope', 'created_at'])
+    .where('shop_id', '=', shopId)
+    .orderBy('sequence')
+    .execute();
+  return rows.map(toStoredEvent);
+}
+
+function toStoredEvent(row: {
+  id: string;
+  shop_id: string;
+  type: string;
+  issuance_id: string | null;
+  envelope: string;
+  created_at: Date;
+}): StoredEvent {
+  return {
+    id: row.id,
+    shopId: row.shop_id,
+    type: row.type,
+    issuanceId: row.issuance_id,
+    envelope: row.envelope,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,12 @@
+export { appendEvent, type NewEvent } from './append-event.js';
+export {
+  EVENT_GROUPS,
+  EVENT_TYPES,
+  INTERNAL_SIGNALS,
+  filtersMatch,
+  groupOf,
+  isEventType,
+  type EventEnvelope,
+  type EventType,
+} from './event.js';
+export { listIssuanceEvents, listShopEvents, type StoredEvent } from './events.repository.js';

@@ -1,0 +1,67 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ChainAdapters } from '../chains/index.js';
+import type { Clock } from '../platform/clock.js';
+import { inTransaction, type Db } from '../platform/database/database.js';
+import type { Job } from '../platform/jobs.js';
+import { lockIssuance, leaseDueAllocations, updateIssuance } from './issuances.repository.js';
+
+export interface AllocateAddressesDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly adapters: ChainAdapters;
+  readonly log: FastifyBaseLogger;
+}
+
+const BATCH = 50;
+/** A claimed issuance is hidden this long per attempt made (a growing back-off). */
+const LEASE_STEP_MS = 30_000;
+const LEASE_MAX_MS = 15 * 60_000;
+
+/**
+ * Gives `registering` issuances their payment address (SPEC: registering →
+ * open). Three steps so that no transaction is held across the adapter call
+ * (ARCHITECTURE): lease due rows and commit; ask the adapter; store the address
+ * and `open` if the row is still registering. Adapters answer the same address
+ * when asked twice, so a lease that ran out mid-way does no harm.
+ */
+export class AllocateAddressesJob implements Job {
+  readonly name = 'allocate-addresses';
+  readonly idleMs = 1_000;
+
+  constructor(private readonly deps: AllocateAddressesDeps) {}
+
+  async run(): Promise<number> {
+    const { db, clock, adapters, log } = this.deps;
+    const now = clock.now();
+    const leased = await inTransaction(db, (trx) => leaseDueAllocations(trx, now, { stepMs: LEASE_STEP_MS, maxMs: LEASE_MAX_MS }, BATCH));
+    let allocated = 0;
+    for (const issuance of leased) {
+      const adapter = adapters.adapterFor(issuance.sandbox, issuance.chainId, issuance.family);
+      if (adapter === undefined) {
+        log.warn({ issuanceId: issuance.id, chainId: issuance.chainId }, 'no chain adapter for a registering issuance; retrying later');
+        continue;
+      }
+      let address: string;
+      try {
+        address = await adapter.allocateAddress({
+          issuanceId: issuance.id,
+          chainId: issuance.chainId,
+          family: issuance.family,
+          kind: issuance.kind,
+          token: issuance.token,
+        });
+      } catch (error) {
+        log.warn({ err: error, issuanceId: issuance.id, adapter: adapter.name }, 'address allocation failed; retrying after its lease');
+        continue;
+      }
+      const stored = await inTransaction(db, async (trx) => {
+        const current = await lockIssuance(trx, issuance.id);
+        if (current === undefined || current.status !== 'registering') return false;
+        await updateIssuance(trx, issuance.id, clock.now(), { address, status: 'open', next_allocation_at: null });
+        return true;
+      });
+      if (stored) allocated += 1;
+    }
+    return allocated;
+  }
+}

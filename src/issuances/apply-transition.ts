@@ -1,0 +1,180 @@
+import { appendEvent } from '../events/index.js';
+import { newId } from '../platform/crypto.js';
+import type { Tx } from '../platform/database/database.js';
+import { cancelledEventData, issuanceEventData, revertedEventData, transferEventData } from './event-data.js';
+import { BROADCAST_PAYOUT_STATUSES, type Issuance, type IssuanceGroup, type Payout, type Transfer } from './issuance.js';
+import type { LifecycleEffect, LifecycleResult, LifecycleState } from './issuance-lifecycle.js';
+import { updateGroup, updateIssuance, type IssuancePatch } from './issuances.repository.js';
+import { attachUnsweptTransfers, detachTransfers, insertPayout, updatePayout, updateTransfer } from './ledger.repository.js';
+
+/**
+ * Persists what `transition` decided: the issuance's new numbers and status,
+ * then each effect (payout rows, the group's paid option, events). The caller
+ * holds the group and issuance locks and has already updated the transfer row.
+ */
+export interface TransitionContext {
+  readonly issuance: Issuance;
+  readonly group: IssuanceGroup | null;
+  /** The payout the lifecycle state described (`LifecycleState.payout`). */
+  readonly payout: Payout | null;
+  readonly transfer?: Transfer;
+  readonly referenceEventId?: string | null;
+}
+
+/** The lifecycle view of an issuance and the payout that matters for the input. */
+export function lifecycleStateOf(issuance: Issuance, group: IssuanceGroup | null, payout: Payout | null): LifecycleState {
+  return {
+    kind: issuance.kind,
+    status: issuance.status,
+    amount: issuance.amount,
+    received: issuance.received,
+    credited: issuance.credited,
+    unswept: issuance.unswept,
+    sweepThreshold: issuance.sweepThreshold,
+    feeTerms: issuance.feeTerms,
+    tokenDecimals: issuance.tokenDecimals,
+    cancelled: issuance.cancelledAt !== null,
+    disabled: issuance.disabledAt !== null,
+    paidElsewhere: group !== null && group.paidIssuanceId !== null && group.paidIssuanceId !== issuance.id,
+    payout:
+      payout === null
+        ? null
+        : { stage: BROADCAST_PAYOUT_STATUSES.includes(payout.status) ? 'broadcast' : 'unsent', gross: payout.gross },
+  };
+}
+
+export interface Applied {
+  readonly issuance: Issuance;
+  /** Ids of the events written, in order. */
+  readonly eventIds: readonly string[];
+}
+
+export async function applyTransition(trx: Tx, now: Date, context: TransitionContext, result: LifecycleResult): Promise<Applied> {
+  const before = context.issuance;
+  const next = result.state;
+  const patch: IssuancePatch = {};
+  let issuance: Issuance = { ...before, received: next.received, credited: next.credited, unswept: next.unswept, status: next.status };
+  patch.received = next.received;
+  patch.credited = next.credited;
+  patch.unswept = next.unswept;
+  if (next.status !== before.status) {
+    patch.status = next.status;
+    if (next.status === 'funded') issuance = { ...issuance, fundedAt: now };
+    if (before.status === 'funded' && next.status === 'open') issuance = { ...issuance, fundedAt: null };
+    if (next.status === 'settled') issuance = { ...issuance, settledAt: now };
+    patch.funded_at = issuance.fundedAt;
+    patch.settled_at = issuance.settledAt;
+  }
+  for (const effect of result.effects) {
+    if (effect.type === 'set_cancelled') {
+      issuance = { ...issuance, cancelledAt: now, cancelReason: effect.reason };
+      patch.cancelled_at = now;
+      patch.cancel_reason = effect.reason;
+    }
+    if (effect.type === 'disable') {
+      issuance = { ...issuance, disabledAt: now };
+      patch.disabled_at = now;
+    }
+  }
+  await updateIssuance(trx, before.id, now, patch);
+
+  const eventIds: string[] = [];
+  for (const effect of result.effects) {
+    const eventId = await applyEffect(trx, now, { ...context, issuance }, result, effect);
+    if (eventId !== undefined) eventIds.push(eventId);
+  }
+  return { issuance, eventIds };
+}
+
+async function applyEffect(
+  trx: Tx,
+  now: Date,
+  context: TransitionContext,
+  result: LifecycleResult,
+  effect: LifecycleEffect,
+): Promise<string | undefined> {
+  const { issuance, group, payout } = context;
+  switch (effect.type) {
+    case 'set_cancelled':
+    case 'disable':
+      return undefined; // written with the issuance row
+    case 'schedule_payout': {
+      const id = newId();
+      const recipient = issuance.recipient;
+      const { gross, fee, toRecipient, toOperator } = effect.split;
+      await insertPayout(trx, {
+        id,
+        issuanceId: issuance.id,
+        shopId: issuance.shopId,
+        sandbox: issuance.sandbox,
+        chainId: issuance.chainId,
+        token: issuance.token,
+        tokenDecimals: issuance.tokenDecimals,
+        status: 'scheduled',
+        attempts: 0,
+        // Sandbox payouts are never sent (LEDGER "Sandbox"): no worker may claim them.
+        nextAttemptAt: issuance.sandbox ? null : now,
+        lastError: null,
+        gross,
+        fee,
+        toRecipient,
+        toOperator,
+        recipient,
+        feeTerms: issuance.feeTerms,
+        txHash: null,
+        sentAt: null,
+        confirmedAt: null,
+        failedAt: null,
+        cancelledAt: null,
+        createdAt: now,
+      });
+      await attachUnsweptTransfers(trx, issuance.id, id);
+      return undefined;
+    }
+    case 'resplit_payout': {
+      if (payout === null) throw new Error('resplit_payout without a payout');
+      const { gross, fee, toRecipient, toOperator } = effect.split;
+      await updatePayout(trx, payout.id, now, { gross, fee, to_recipient: toRecipient, to_operator: toOperator });
+      await attachUnsweptTransfers(trx, issuance.id, payout.id);
+      return undefined;
+    }
+    case 'cancel_payout':
+      if (payout === null) throw new Error('cancel_payout without a payout');
+      await updatePayout(trx, payout.id, now, { status: 'cancelled', cancelled_at: now, next_attempt_at: null });
+      await detachTransfers(trx, payout.id);
+      return undefined;
+    case 'mark_group_paid':
+      if (group !== null) await updateGroup(trx, group.id, { paid_issuance_id: issuance.id });
+      return undefined;
+    case 'unmark_group_paid':
+      if (group !== null && group.paidIssuanceId === issuance.id) await updateGroup(trx, group.id, { paid_issuance_id: null });
+      return undefined;
+    case 'emit_cancelled':
+      return append(trx, now, issuance, 'invoice.cancelled', cancelledEventData(issuance, group, effect.reason));
+    case 'emit':
+      return emit(trx, now, context, result, effect.event);
+  }
+}
+
+async function emit(
+  trx: Tx,
+  now: Date,
+  context: TransitionContext,
+  result: LifecycleResult,
+  event: 'transfer.observed' | 'transfer.confirmed' | 'transfer.reverted' | 'invoice.closed',
+): Promise<string> {
+  const { issuance, group, transfer } = context;
+  if (event === 'invoice.closed') return append(trx, now, issuance, event, issuanceEventData(issuance, group));
+  if (transfer === undefined) throw new Error(`${event} without a transfer`);
+  if (event === 'transfer.reverted') {
+    return append(trx, now, issuance, event, revertedEventData(issuance, group, transfer, context.referenceEventId ?? null));
+  }
+  const id = await append(trx, now, issuance, event, transferEventData(issuance, group, transfer, result.duplicate === true));
+  if (event === 'transfer.confirmed') await updateTransfer(trx, transfer.id, { confirmed_event_id: id });
+  return id;
+}
+
+async function append(trx: Tx, now: Date, issuance: Issuance, type: Parameters<typeof appendEvent>[2]['type'], data: Record<string, unknown>) {
+  const envelope = await appendEvent(trx, now, { shopId: issuance.shopId, type, issuanceId: issuance.id, data });
+  return envelope.id;
+}

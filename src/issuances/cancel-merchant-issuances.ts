@@ -1,0 +1,32 @@
+import type { Tx } from '../platform/database/database.js';
+import { cancelInvoice, cancelInvoiceGroup, setDepositDisabled } from './close-issuances.js';
+import type { CancelReason } from './issuance.js';
+import { findGroupById, findIssuanceById, listMerchantOpenIssuances } from './issuances.repository.js';
+
+/**
+ * For the operator block (SPEC "States and transitions": merchant blocked by
+ * operator staff): every unpaid invoice of the merchant gets `cancelled_at` and
+ * `invoice.cancelled` with the reason; every deposit address is disabled.
+ * Runs in the caller's transaction; answers how many issuances and groups it closed.
+ */
+export async function cancelMerchantIssuances(trx: Tx, now: Date, merchantId: string, reason: CancelReason = 'merchant_blocked'): Promise<number> {
+  const { issuanceIds, groupIds } = await listMerchantOpenIssuances(trx, merchantId);
+  let closed = 0;
+  for (const groupId of groupIds) {
+    const group = await findGroupById(trx, groupId);
+    if (group === undefined) continue;
+    const outcome =
+      group.kind === 'invoice' ? await cancelInvoiceGroup(trx, now, groupId, reason) : await setDepositDisabled(trx, now, { groupId }, true);
+    if (outcome === 'closed') closed += 1;
+  }
+  for (const issuanceId of issuanceIds) {
+    const issuance = await findIssuanceById(trx, issuanceId);
+    if (issuance === undefined) continue;
+    const outcome =
+      issuance.kind === 'invoice'
+        ? await cancelInvoice(trx, now, issuanceId, reason)
+        : await setDepositDisabled(trx, now, { issuanceId }, true);
+    if (outcome === 'closed') closed += 1;
+  }
+  return closed;
+}

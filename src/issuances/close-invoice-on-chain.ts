@@ -1,0 +1,23 @@
+import type { Tx } from '../platform/database/database.js';
+import { applyTransition, lifecycleStateOf } from './apply-transition.js';
+import { findIssuanceById, lockGroup, lockIssuance } from './issuances.repository.js';
+import { transition } from './issuance-lifecycle.js';
+import { lockCurrentPayout } from './ledger.repository.js';
+
+/**
+ * The invoice closed on chain (SPEC: funded → settled, event invoice.closed):
+ * reported by a chain watcher, or simulated in the sandbox. Answers the event
+ * id, or undefined when the invoice is not funded (nothing changes).
+ */
+export async function closeInvoiceOnChain(trx: Tx, now: Date, issuanceId: string): Promise<string | undefined> {
+  const unlocked = await findIssuanceById(trx, issuanceId);
+  if (unlocked === undefined) return undefined;
+  const group = unlocked.groupId === null ? null : ((await lockGroup(trx, unlocked.groupId)) ?? null);
+  const issuance = await lockIssuance(trx, issuanceId);
+  if (issuance === undefined) return undefined;
+  const payout = (await lockCurrentPayout(trx, issuance.id)) ?? null;
+  const result = transition(lifecycleStateOf(issuance, group, payout), { type: 'invoice_closed' });
+  if ('refused' in result) return undefined;
+  const applied = await applyTransition(trx, now, { issuance, group, payout }, result);
+  return applied.eventIds[0];
+}

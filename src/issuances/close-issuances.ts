@@ -1,0 +1,71 @@
+import type { Tx } from '../platform/database/database.js';
+import { applyTransition, lifecycleStateOf } from './apply-transition.js';
+import type { CancelReason, Issuance, IssuanceGroup } from './issuance.js';
+import { transition, type LifecycleInput } from './issuance-lifecycle.js';
+import { lockGroup, lockGroupOptions, lockIssuance, updateGroup, updateIssuance } from './issuances.repository.js';
+
+/**
+ * Closing the checkout of unpaid invoices (cancel, expiry, operator block) and
+ * pausing deposits, for one issuance or a whole group. Status never changes;
+ * monitoring continues (SPEC "States and transitions"). Each takes its locks
+ * (group, then options) and answers what happened as a value.
+ */
+export type CloseOutcome = 'closed' | 'unchanged' | 'already_paid' | 'missing';
+
+function inputFor(reason: CancelReason | null): LifecycleInput {
+  return reason === 'expired' ? { type: 'expired' } : { type: 'cancelled', reason };
+}
+
+/** Cancels an ungrouped invoice; `invoice.cancelled` with the reason (none for the merchant). */
+export async function cancelInvoice(trx: Tx, now: Date, issuanceId: string, reason: CancelReason | null): Promise<CloseOutcome> {
+  const issuance = await lockIssuance(trx, issuanceId);
+  if (issuance === undefined || issuance.kind !== 'invoice') return 'missing';
+  return cancelOption(trx, now, issuance, null, reason);
+}
+
+/** Cancels an invoice group as one: the group and every option, one event per option. */
+export async function cancelInvoiceGroup(trx: Tx, now: Date, groupId: string, reason: CancelReason | null): Promise<CloseOutcome> {
+  const group = await lockGroup(trx, groupId);
+  if (group === undefined || group.kind !== 'invoice') return 'missing';
+  if (group.cancelledAt !== null) return 'unchanged';
+  if (group.paidIssuanceId !== null) return 'already_paid';
+  await updateGroup(trx, group.id, { cancelled_at: now, cancel_reason: reason });
+  const cancelled = { ...group, cancelledAt: now, cancelReason: reason };
+  for (const option of await lockGroupOptions(trx, group.id)) await cancelOption(trx, now, option, cancelled, reason);
+  return 'closed';
+}
+
+async function cancelOption(
+  trx: Tx,
+  now: Date,
+  issuance: Issuance,
+  group: IssuanceGroup | null,
+  reason: CancelReason | null,
+): Promise<CloseOutcome> {
+  const result = transition(lifecycleStateOf(issuance, group, null), inputFor(reason));
+  if ('refused' in result) return result.refused === 'already_cancelled' ? 'unchanged' : 'already_paid';
+  await applyTransition(trx, now, { issuance, group, payout: null }, result);
+  return 'closed';
+}
+
+/**
+ * Pauses (`enabled: false`) or re-enables a deposit or deposit group: the page
+ * only; transfers are still credited and swept (LEDGER "Deposits"). Re-enabling
+ * must pass the address limit first (the caller checks it under the merchant lock).
+ */
+export async function setDepositDisabled(trx: Tx, now: Date, target: { issuanceId?: string; groupId?: string }, disabled: boolean): Promise<CloseOutcome> {
+  const disabledAt = disabled ? now : null;
+  if (target.groupId !== undefined) {
+    const group = await lockGroup(trx, target.groupId);
+    if (group === undefined || group.kind !== 'deposit') return 'missing';
+    if ((group.disabledAt !== null) === disabled) return 'unchanged';
+    await updateGroup(trx, group.id, { disabled_at: disabledAt });
+    for (const option of await lockGroupOptions(trx, group.id)) await updateIssuance(trx, option.id, now, { disabled_at: disabledAt });
+    return 'closed';
+  }
+  const issuance = target.issuanceId === undefined ? undefined : await lockIssuance(trx, target.issuanceId);
+  if (issuance === undefined || issuance.kind !== 'deposit') return 'missing';
+  if ((issuance.disabledAt !== null) === disabled) return 'unchanged';
+  await updateIssuance(trx, issuance.id, now, { disabled_at: disabledAt });
+  return 'closed';
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import type { Catalogue } from '../catalogue/index.js';
+import type { ChainAdapters } from '../chains/index.js';
+import { formatDecimal, parseDecimalAmount } from '../money/index.js';
+import { newId } from '../platform/crypto.js';
+import type { Tx } from '../platform/database/database.js';
+import { enforceDepositAddressLimit, enforceInvoiceLimit } from './enforce-limits.js';
+import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
+import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
+import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
+import { insertGroup, insertIssuance } from './issuances.repository.js';
+import { addressesByFamily } from './limits.js';
+import { planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
+
+export interface CreateIssuanceDeps {
+  readonly now: Date;
+  readonly catalogue: Catalogue;
+  readonly adapters: ChainAdapters;
+  readonly payUrl: string;
+}
+
+/** A short, URL-safe, unguessable public payment identifier (16 characters). */
+export function newPublicId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/**
+ * POST /shops/{id}/invoices and /deposits: checks the request (SPEC Rules 1–3,
+ * limits), then stores one issuance, or a group and one issuance per option,
+ * all `registering`; the allocation worker gives them addresses. Any failing
+ * option fails the whole request before anything is written.
+ */
+export async function createIssuance(
+  trx: Tx,
+  deps: CreateIssuanceDeps,
+  input: { readonly shopId: string; readonly merchantId: string; readonly shop: ShopSnapshot; readonly kind: IssuanceKind; readonly body: IssuanceRequestBody },
+): Promise<IssuanceView | GroupView> {
+  const { now } = deps;
+  const request = parseIssuanceRequest(input.kind, input.body, now);
+  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop });
+
+  if (input.kind === 'invoice') await enforceInvoiceLimit(trx, input.merchantId, input.shop.sandbox, now);
+  else await enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options));
+
+  const base = { shopId: input.shopId, merchantId: input.merchantId, sandbox: input.shop.sandbox, now, request };
+  if (!request.grouped) {
+    const [only] = options;
+    if (only === undefined) throw new Error('a single issuance without its option');
+    const issuance = newIssuance(base, only, null, null);
+    await insertIssuance(trx, issuance);
+    return issuanceView(issuance, null, deps.payUrl);
+  }
+
+  const group: IssuanceGroup = {
+    id: newId(),
+    publicId: newPublicId(),
+    shopId: input.shopId,
+    merchantId: input.merchantId,
+    kind: input.kind,
+    sandbox: input.shop.sandbox,
+    amount: normalisedGroupAmount(request, options),
+    paidIssuanceId: null,
+    externalId: request.externalId,
+    description: request.description,
+    returnUrl: request.returnUrl,
+    expiresAt: request.expiresAt,
+    cancelledAt: null,
+    cancelReason: null,
+    disabledAt: null,
+    createdAt: now,
+  };
+  await insertGroup(trx, group);
+  const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
+  for (const issuance of issuances) await insertIssuance(trx, issuance);
+  return groupView(group, issuances, deps.payUrl);
+}
+
+function newIssuance(
+  base: { shopId: string; merchantId: string; sandbox: boolean; now: Date; request: IssuanceRequest },
+  option: PlannedOption,
+  groupId: string | null,
+  groupPosition: number | null,
+): Issuance {
+  const { request } = base;
+  return {
+    id: newId(),
+    publicId: newPublicId(),
+    shopId: base.shopId,
+    merchantId: base.merchantId,
+    groupId,
+    groupPosition,
+    kind: request.kind,
+    sandbox: base.sandbox,
+    chainId: option.chainId,
+    family: option.family,
+    token: option.token,
+    tokenDecimals: option.tokenDecimals,
+    amount: option.amount,
+    received: 0n,
+    credited: 0n,
+    unswept: 0n,
+    status: 'registering',
+    address: null,
+    recipient: option.recipient,
+    delegate: option.delegate,
+    payoutTarget: option.payoutTarget,
+    feeTerms: option.feeTerms,
+    sweepThreshold: option.sweepThreshold,
+    externalId: request.externalId,
+    description: request.description,
+    returnUrl: request.returnUrl,
+    expiresAt: request.expiresAt,
+    cancelledAt: null,
+    cancelReason: null,
+    disabledAt: null,
+    fundedAt: null,
+    settledAt: null,
+    createdAt: base.now,
+  };
+}
+
+/** "010.50" is stored as "10.5": the decimal the options were priced from. */
+function normalisedGroupAmount(request: IssuanceRequest, options: readonly PlannedOption[]): string | null {
+  if (request.amount === null) return null;
+  const decimals = Math.max(...options.map((option) => option.tokenDecimals));
+  const parsed = parseDecimalAmount(request.amount, decimals);
+  return parsed === undefined ? request.amount : formatDecimal(parsed, decimals);
+}

@@ -1,0 +1,95 @@
+import type { CancelReason, Issuance, IssuanceGroup, Payout, Transfer } from './issuance.js';
+
+/**
+ * The `data` of the business events about an issuance (SPEC "Webhook
+ * envelope", "Events" delivery rules 4 and 5). Pure: the callers append them.
+ */
+
+/** SPEC "Events" rule 5: the incoming transfer id list is capped. */
+export const PAYOUT_TRANSFER_IDS_CAP = 100;
+
+/** The fields every issuance event carries; events are per option in groups. */
+export function issuanceEventData(issuance: Issuance, group: IssuanceGroup | null): Record<string, unknown> {
+  return {
+    issuance_id: issuance.id,
+    shop_id: issuance.shopId,
+    external_id: issuance.externalId,
+    type: issuance.kind,
+    invoice_cancelled: issuance.kind === 'invoice' && issuance.cancelledAt !== null,
+    group_id: group?.id ?? null,
+    group_public_id: group?.publicId ?? null,
+  };
+}
+
+export function transferEventData(
+  issuance: Issuance,
+  group: IssuanceGroup | null,
+  transfer: Transfer,
+  duplicate: boolean,
+): Record<string, unknown> {
+  return {
+    ...issuanceEventData(issuance, group),
+    duplicate,
+    transfer_id: transfer.id,
+    chain_id: transfer.chainId,
+    token: transfer.token,
+    amount: transfer.amount.toString(),
+    tx_hash: transfer.txHash,
+    log_index: transfer.logIndex,
+    from: transfer.fromAddress,
+    to: transfer.toAddress,
+  };
+}
+
+export function revertedEventData(
+  issuance: Issuance,
+  group: IssuanceGroup | null,
+  transfer: Transfer,
+  referenceEventId: string | null,
+): Record<string, unknown> {
+  return {
+    ...transferEventData(issuance, group, transfer, transfer.disposition === 'duplicate'),
+    chain_event: { reference_event_id: referenceEventId },
+  };
+}
+
+export function cancelledEventData(issuance: Issuance, group: IssuanceGroup | null, reason: CancelReason | null): Record<string, unknown> {
+  const data = issuanceEventData(issuance, group);
+  return reason === null ? data : { ...data, reason };
+}
+
+/**
+ * payout.sent / payout.confirmed / payout.reverted / payout.failed data. Amounts
+ * not known yet are null (SPEC rule 5); `transferIds` may hold one more id than
+ * the cap, which is how truncation is detected without counting.
+ */
+export function payoutEventData(
+  issuance: Issuance,
+  group: IssuanceGroup | null,
+  payout: Payout,
+  transferIds: readonly string[],
+  amountsKnown: boolean,
+): Record<string, unknown> {
+  const amount = (value: bigint) => (amountsKnown ? value.toString() : null);
+  return {
+    ...issuanceEventData(issuance, group),
+    payout_id: payout.id,
+    chain_id: payout.chainId,
+    token: payout.token,
+    tx_hash: payout.txHash,
+    recipient: payout.recipient,
+    amounts: {
+      gross: amount(payout.gross),
+      fee: amount(payout.fee),
+      to_recipient: amount(payout.toRecipient),
+      to_operator: amount(payout.toOperator),
+    },
+    fee_details: {
+      bps: payout.feeTerms.bps,
+      minimum: payout.feeTerms.minimum.toString(),
+      maximum: payout.feeTerms.maximum.toString(),
+    },
+    transfer_ids: transferIds.slice(0, PAYOUT_TRANSFER_IDS_CAP),
+    transfer_ids_truncated: transferIds.length > PAYOUT_TRANSFER_IDS_CAP,
+  };
+}

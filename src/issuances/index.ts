@@ -1,0 +1,33 @@
+import { createChainAdapters } from '../chains/index.js';
+import type { AppContext } from '../platform/context.js';
+import type { Job } from '../platform/jobs.js';
+import { AllocateAddressesJob } from './allocate-addresses.job.js';
+import { ExpireInvoicesJob } from './expire-invoices.job.js';
+
+/** What other modules may use of issuances (checkout, payments, admin, chain watchers). */
+export { issuancesRoutes } from './issuances.routes.js';
+export { cancelMerchantIssuances } from './cancel-merchant-issuances.js';
+export { recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
+export { closeInvoiceOnChain } from './close-invoice-on-chain.js';
+export { groupStatus, groupView, issuanceView, paymentUrl, type GroupView, type IssuanceView } from './issuance-view.js';
+export {
+  findGroupById,
+  findGroupByPublicId,
+  findIssuanceByAddress,
+  findIssuanceById,
+  findIssuanceByPublicId,
+  listGroupOptions,
+} from './issuances.repository.js';
+export { latestConfirmedPayoutTxHash, toPayout, toTransfer } from './ledger.repository.js';
+export { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from './event-data.js';
+export type { Issuance, IssuanceGroup, Payout, Transfer } from './issuance.js';
+export { AllocateAddressesJob } from './allocate-addresses.job.js';
+export { ExpireInvoicesJob } from './expire-invoices.job.js';
+
+/** The module's workers: address allocation and invoice expiry. */
+export function issuanceJobs(context: AppContext): Job[] {
+  return [
+    new AllocateAddressesJob({ db: context.db, clock: context.clock, adapters: createChainAdapters(), log: context.log }),
+    new ExpireInvoicesJob({ db: context.db, clock: context.clock }),
+  ];
+}

@@ -1,0 +1,138 @@
+import type { FeeTerms, NetworkFamily } from '../catalogue/index.js';
+import type {
+  CancelReason,
+  IssuanceKind,
+  IssuanceStatus,
+  PayoutStatus,
+  PayoutTarget,
+  TransferDisposition,
+  TransferStatus,
+} from '../platform/database/schema.js';
+
+export type { CancelReason, IssuanceKind, IssuanceStatus, PayoutStatus, TransferDisposition, TransferStatus };
+
+/**
+ * One payable option (an invoice, a deposit, or one option of a group), with
+ * money as bigint base units. What the repository reads and writes.
+ */
+export interface Issuance {
+  readonly id: string;
+  readonly publicId: string;
+  readonly shopId: string;
+  readonly merchantId: string;
+  readonly groupId: string | null;
+  readonly groupPosition: number | null;
+  readonly kind: IssuanceKind;
+  readonly sandbox: boolean;
+  readonly chainId: number;
+  readonly family: NetworkFamily;
+  readonly token: string;
+  readonly tokenDecimals: number;
+  /** Invoice amount A; null for deposits. */
+  readonly amount: bigint | null;
+  /** SPEC `received`: every confirmed incoming transfer, late and duplicate included. */
+  readonly received: bigint;
+  /** Invoices: confirmed funds counted toward A and the payout. */
+  readonly credited: bigint;
+  /** Deposits: the unswept balance B. */
+  readonly unswept: bigint;
+  readonly status: IssuanceStatus;
+  readonly address: string | null;
+  readonly recipient: string | null;
+  readonly delegate: string | null;
+  readonly payoutTarget: PayoutTarget;
+  readonly feeTerms: FeeTerms;
+  /** Deposits: base units at which a sweep is scheduled; null for invoices. */
+  readonly sweepThreshold: bigint | null;
+  readonly externalId: string | null;
+  readonly description: string | null;
+  readonly returnUrl: string | null;
+  readonly expiresAt: Date | null;
+  readonly cancelledAt: Date | null;
+  readonly cancelReason: CancelReason | null;
+  readonly disabledAt: Date | null;
+  readonly fundedAt: Date | null;
+  readonly settledAt: Date | null;
+  readonly createdAt: Date;
+}
+
+/** A multi-option issuance: one row, options in `issuances` with `groupId`. */
+export interface IssuanceGroup {
+  readonly id: string;
+  readonly publicId: string;
+  readonly shopId: string;
+  readonly merchantId: string;
+  readonly kind: IssuanceKind;
+  readonly sandbox: boolean;
+  /** Decimal token amount ("10.5"); null for deposit groups. */
+  readonly amount: string | null;
+  readonly paidIssuanceId: string | null;
+  readonly externalId: string | null;
+  readonly description: string | null;
+  readonly returnUrl: string | null;
+  readonly expiresAt: Date | null;
+  readonly cancelledAt: Date | null;
+  readonly cancelReason: CancelReason | null;
+  readonly disabledAt: Date | null;
+  readonly createdAt: Date;
+}
+
+/** One incoming transfer at an issuance's address (the ledger). */
+export interface Transfer {
+  readonly id: string;
+  readonly issuanceId: string;
+  readonly shopId: string;
+  readonly sandbox: boolean;
+  readonly chainId: number;
+  readonly token: string;
+  readonly txHash: string;
+  readonly logIndex: number;
+  readonly fromAddress: string | null;
+  readonly toAddress: string | null;
+  readonly amount: bigint;
+  readonly status: TransferStatus;
+  readonly disposition: TransferDisposition | null;
+  readonly payoutId: string | null;
+  readonly confirmedEventId: string | null;
+  readonly observedAt: Date | null;
+  readonly confirmedAt: Date | null;
+  readonly revertedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+/** One sweep of a payment address: a row of the payout queue. */
+export interface Payout {
+  readonly id: string;
+  readonly issuanceId: string;
+  readonly shopId: string;
+  readonly sandbox: boolean;
+  readonly chainId: number;
+  readonly token: string;
+  readonly tokenDecimals: number;
+  readonly status: PayoutStatus;
+  readonly attempts: number;
+  readonly nextAttemptAt: Date | null;
+  readonly lastError: string | null;
+  readonly gross: bigint;
+  readonly fee: bigint;
+  readonly toRecipient: bigint;
+  readonly toOperator: bigint;
+  readonly recipient: string | null;
+  readonly feeTerms: FeeTerms;
+  readonly txHash: string | null;
+  readonly sentAt: Date | null;
+  readonly confirmedAt: Date | null;
+  readonly failedAt: Date | null;
+  readonly cancelledAt: Date | null;
+  readonly createdAt: Date;
+}
+
+/** Payout states in which nothing has left the address yet: the payout can still change or be cancelled. */
+export const UNSENT_PAYOUT_STATUSES: readonly PayoutStatus[] = ['scheduled', 'waiting_gas', 'failed'];
+/** Payout states in which the sweep was broadcast or confirmed. */
+export const BROADCAST_PAYOUT_STATUSES: readonly PayoutStatus[] = ['sending', 'sent', 'confirmed'];
+
+/** SPEC "States and transitions": an invoice is unpaid until funded. */
+export function isUnpaid(status: IssuanceStatus): boolean {
+  return status === 'registering' || status === 'open';
+}

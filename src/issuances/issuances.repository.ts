@@ -1,0 +1,374 @@
+import { sql, type Selectable, type Updateable } from 'kysely';
+import type { Executor, Tx } from '../platform/database/database.js';
+import type { IssuanceGroupsTable, IssuancesTable } from '../platform/database/schema.js';
+import type { Issuance, IssuanceGroup, IssuanceStatus } from './issuance.js';
+
+/**
+ * SQL for `issuances` and `issuance_groups`. Reads scoped by shop take the shop
+ * id from the authorised principal; `…ById` reads are for workers and the ledger.
+ * Lock order, everywhere: merchant → group → issuance → transfer → payout.
+ */
+
+export type IssuanceRow = Selectable<IssuancesTable>;
+export type GroupRow = Selectable<IssuanceGroupsTable>;
+export type IssuancePatch = Updateable<IssuancesTable>;
+export type GroupPatch = Updateable<IssuanceGroupsTable>;
+
+export function toIssuance(row: IssuanceRow): Issuance {
+  return {
+    id: row.id,
+    publicId: row.public_id,
+    shopId: row.shop_id,
+    merchantId: row.merchant_id,
+    groupId: row.group_id,
+    groupPosition: row.group_position,
+    kind: row.kind,
+    sandbox: row.sandbox,
+    chainId: row.chain_id,
+    family: row.family,
+    token: row.token,
+    tokenDecimals: row.token_decimals,
+    amount: row.amount === null ? null : BigInt(row.amount),
+    received: BigInt(row.received),
+    credited: BigInt(row.credited),
+    unswept: BigInt(row.unswept),
+    status: row.status,
+    address: row.address,
+    recipient: row.recipient,
+    delegate: row.delegate,
+    payoutTarget: row.payout_target,
+    feeTerms: { bps: row.fee_bps, minimum: BigInt(row.fee_minimum), maximum: BigInt(row.fee_maximum) },
+    sweepThreshold: row.sweep_threshold === null ? null : BigInt(row.sweep_threshold),
+    externalId: row.external_id,
+    description: row.description,
+    returnUrl: row.return_url,
+    expiresAt: row.expires_at,
+    cancelledAt: row.cancelled_at,
+    cancelReason: row.cancel_reason,
+    disabledAt: row.disabled_at,
+    fundedAt: row.funded_at,
+    settledAt: row.settled_at,
+    createdAt: row.created_at,
+  };
+}
+
+export function toGroup(row: GroupRow): IssuanceGroup {
+  return {
+    id: row.id,
+    publicId: row.public_id,
+    shopId: row.shop_id,
+    merchantId: row.merchant_id,
+    kind: row.kind,
+    sandbox: row.sandbox,
+    amount: row.amount,
+    paidIssuanceId: row.paid_issuance_id,
+    externalId: row.external_id,
+    description: row.description,
+    returnUrl: row.return_url,
+    expiresAt: row.expires_at,
+    cancelledAt: row.cancelled_at,
+    cancelReason: row.cancel_reason,
+    disabledAt: row.disabled_at,
+    createdAt: row.created_at,
+  };
+}
+
+export async function insertIssuance(trx: Tx, issuance: Issuance): Promise<void> {
+  await trx
+    .insertInto('issuances')
+    .values({
+      id: issuance.id,
+      public_id: issuance.publicId,
+      shop_id: issuance.shopId,
+      merchant_id: issuance.merchantId,
+      group_id: issuance.groupId,
+      group_position: issuance.groupPosition,
+      kind: issuance.kind,
+      sandbox: issuance.sandbox,
+      chain_id: issuance.chainId,
+      family: issuance.family,
+      token: issuance.token,
+      token_decimals: issuance.tokenDecimals,
+      amount: issuance.amount,
+      received: issuance.received,
+      credited: issuance.credited,
+      unswept: issuance.unswept,
+      status: issuance.status,
+      address: issuance.address,
+      next_allocation_at: issuance.createdAt,
+      recipient: issuance.recipient,
+      delegate: issuance.delegate,
+      payout_target: issuance.payoutTarget,
+      fee_bps: issuance.feeTerms.bps,
+      fee_minimum: issuance.feeTerms.minimum,
+      fee_maximum: issuance.feeTerms.maximum,
+      sweep_threshold: issuance.sweepThreshold,
+      external_id: issuance.externalId,
+      description: issuance.description,
+      return_url: issuance.returnUrl,
+      expires_at: issuance.expiresAt,
+      cancelled_at: issuance.cancelledAt,
+      cancel_reason: issuance.cancelReason,
+      disabled_at: issuance.disabledAt,
+      funded_at: issuance.fundedAt,
+      settled_at: issuance.settledAt,
+      created_at: issuance.createdAt,
+      updated_at: issuance.createdAt,
+    })
+    .execute();
+}
+
+export async function insertGroup(trx: Tx, group: IssuanceGroup): Promise<void> {
+  await trx
+    .insertInto('issuance_groups')
+    .values({
+      id: group.id,
+      public_id: group.publicId,
+      shop_id: group.shopId,
+      merchant_id: group.merchantId,
+      kind: group.kind,
+      sandbox: group.sandbox,
+      amount: group.amount,
+      paid_issuance_id: group.paidIssuanceId,
+      external_id: group.externalId,
+      description: group.description,
+      return_url: group.returnUrl,
+      expires_at: group.expiresAt,
+      cancelled_at: group.cancelledAt,
+      cancel_reason: group.cancelReason,
+      disabled_at: group.disabledAt,
+      created_at: group.createdAt,
+    })
+    .execute();
+}
+
+/** An issuance of the shop by id; undefined when absent or another shop's. */
+export async function findShopIssuance(executor: Executor, shopId: string, id: string): Promise<Issuance | undefined> {
+  const row = await executor.selectFrom('issuances').selectAll().where('id', '=', id).where('shop_id', '=', shopId).executeTakeFirst();
+  return row === undefined ? undefined : toIssuance(row);
+}
+
+export async function findShopGroup(executor: Executor, shopId: string, id: string): Promise<IssuanceGroup | undefined> {
+  const row = await executor.selectFrom('issuance_groups').selectAll().where('id', '=', id).where('shop_id', '=', shopId).executeTakeFirst();
+  return row === undefined ? undefined : toGroup(row);
+}
+
+export async function findIssuanceById(executor: Executor, id: string): Promise<Issuance | undefined> {
+  const row = await executor.selectFrom('issuances').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toIssuance(row);
+}
+
+export async function findIssuanceByPublicId(executor: Executor, publicId: string): Promise<Issuance | undefined> {
+  const row = await executor.selectFrom('issuances').selectAll().where('public_id', '=', publicId).executeTakeFirst();
+  return row === undefined ? undefined : toIssuance(row);
+}
+
+export async function findGroupByPublicId(executor: Executor, publicId: string): Promise<IssuanceGroup | undefined> {
+  const row = await executor.selectFrom('issuance_groups').selectAll().where('public_id', '=', publicId).executeTakeFirst();
+  return row === undefined ? undefined : toGroup(row);
+}
+
+export async function findGroupById(executor: Executor, id: string): Promise<IssuanceGroup | undefined> {
+  const row = await executor.selectFrom('issuance_groups').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toGroup(row);
+}
+
+/** The issuance watching `address` on a network (chain watchers resolve transfers with it). */
+export async function findIssuanceByAddress(executor: Executor, chainId: number, address: string): Promise<Issuance | undefined> {
+  const row = await executor.selectFrom('issuances').selectAll().where('chain_id', '=', chainId).where('address', '=', address).executeTakeFirst();
+  return row === undefined ? undefined : toIssuance(row);
+}
+
+/** A group's options in the order of its `assets` list. */
+export async function listGroupOptions(executor: Executor, groupId: string): Promise<Issuance[]> {
+  const rows = await executor.selectFrom('issuances').selectAll().where('group_id', '=', groupId).orderBy('group_position').execute();
+  return rows.map(toIssuance);
+}
+
+export async function lockIssuance(trx: Tx, id: string): Promise<Issuance | undefined> {
+  const row = await trx.selectFrom('issuances').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return row === undefined ? undefined : toIssuance(row);
+}
+
+export async function lockGroup(trx: Tx, id: string): Promise<IssuanceGroup | undefined> {
+  const row = await trx.selectFrom('issuance_groups').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return row === undefined ? undefined : toGroup(row);
+}
+
+/** Locks a group's options (in id order, so two lockers never deadlock). */
+export async function lockGroupOptions(trx: Tx, groupId: string): Promise<Issuance[]> {
+  const rows = await trx.selectFrom('issuances').selectAll().where('group_id', '=', groupId).orderBy('id').forUpdate().execute();
+  return rows.map(toIssuance).sort((a, b) => (a.groupPosition ?? 0) - (b.groupPosition ?? 0));
+}
+
+export async function updateIssuance(trx: Tx, id: string, now: Date, patch: IssuancePatch): Promise<void> {
+  await trx.updateTable('issuances').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function updateGroup(trx: Tx, id: string, patch: GroupPatch): Promise<void> {
+  await trx.updateTable('issuance_groups').set(patch).where('id', '=', id).execute();
+}
+
+/** The merchant's limit overrides, with the merchant row locked: limit checks are then race-free. */
+export async function lockMerchantLimits(
+  trx: Tx,
+  merchantId: string,
+): Promise<{ activeInvoiceLimit: number | null; depositAddressLimits: Record<string, number> | null } | undefined> {
+  const row = await trx
+    .selectFrom('merchants')
+    .select(['active_invoice_limit', 'deposit_address_limits'])
+    .where('id', '=', merchantId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined ? undefined : { activeInvoiceLimit: row.active_invoice_limit, depositAddressLimits: row.deposit_address_limits };
+}
+
+/**
+ * SPEC "Limits": invoices active (not paid, cancelled or expired) for the
+ * merchant in sandbox or live; a group counts once.
+ */
+export async function countActiveInvoices(executor: Executor, merchantId: string, sandbox: boolean, now: Date): Promise<number> {
+  const single = await executor
+    .selectFrom('issuances')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('merchant_id', '=', merchantId)
+    .where('sandbox', '=', sandbox)
+    .where('kind', '=', 'invoice')
+    .where('group_id', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .where('funded_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  const groups = await executor
+    .selectFrom('issuance_groups')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('merchant_id', '=', merchantId)
+    .where('sandbox', '=', sandbox)
+    .where('kind', '=', 'invoice')
+    .where('cancelled_at', 'is', null)
+    .where('paid_issuance_id', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(single.count) + Number(groups.count);
+}
+
+/** SPEC "Limits": deposit addresses not disabled, per merchant, family and mode. */
+export async function countActiveDepositAddresses(
+  executor: Executor,
+  merchantId: string,
+  sandbox: boolean,
+  family: string,
+): Promise<number> {
+  const row = await executor
+    .selectFrom('issuances')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('merchant_id', '=', merchantId)
+    .where('sandbox', '=', sandbox)
+    .where('family', '=', family as Issuance['family'])
+    .where('kind', '=', 'deposit')
+    .where('disabled_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * Claims issuances waiting for an address (SKIP LOCKED: workers never share a
+ * row) and hides each for `leaseStepMs` × its attempts so far (capped at
+ * `leaseMaxMs`), so the adapter is asked after commit and a failing one is
+ * retried less and less often; a worker that dies mid-way leaves the row to be
+ * claimed again when its lease runs out.
+ */
+export async function leaseDueAllocations(
+  trx: Tx,
+  now: Date,
+  lease: { readonly stepMs: number; readonly maxMs: number },
+  limit: number,
+): Promise<Issuance[]> {
+  const claimed = await claimDueAllocations(trx, now, limit);
+  if (claimed.length === 0) return claimed;
+  await trx
+    .updateTable('issuances')
+    .set({
+      allocation_attempts: sql`allocation_attempts + 1`,
+      next_allocation_at: sql`${now}::timestamptz + least(${lease.stepMs} * (allocation_attempts + 1), ${lease.maxMs}) * interval '1 millisecond'`,
+    })
+    .where('id', 'in', claimed.map((issuance) => issuance.id))
+    .execute();
+  return claimed;
+}
+
+/** Due registering issuances, locked FOR UPDATE SKIP LOCKED. */
+async function claimDueAllocations(trx: Tx, now: Date, limit: number): Promise<Issuance[]> {
+  const rows = await trx
+    .selectFrom('issuances')
+    .selectAll()
+    .where('status', '=', 'registering')
+    .where('next_allocation_at', '<=', now)
+    .orderBy('next_allocation_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  return rows.map(toIssuance);
+}
+
+/** Ids of ungrouped invoices past expiry and still unpaid, not yet cancelled. */
+export async function listDueInvoiceExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('issuances')
+    .select('id')
+    .where('kind', '=', 'invoice')
+    .where('group_id', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .where('funded_at', 'is', null)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export async function listDueGroupExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('issuance_groups')
+    .select('id')
+    .where('kind', '=', 'invoice')
+    .where('cancelled_at', 'is', null)
+    .where('paid_issuance_id', 'is', null)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Everything of a merchant that an operator block must close: ungrouped issuances and groups. */
+export async function listMerchantOpenIssuances(
+  executor: Executor,
+  merchantId: string,
+): Promise<{ issuanceIds: string[]; groupIds: string[] }> {
+  const issuances = await executor
+    .selectFrom('issuances')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('group_id', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('kind', '=', 'invoice'), eb('cancelled_at', 'is', null), eb('status', 'in', ['registering', 'open'] as IssuanceStatus[])]),
+        eb.and([eb('kind', '=', 'deposit'), eb('disabled_at', 'is', null)]),
+      ]),
+    )
+    .execute();
+  const groups = await executor
+    .selectFrom('issuance_groups')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('kind', '=', 'invoice'), eb('cancelled_at', 'is', null), eb('paid_issuance_id', 'is', null)]),
+        eb.and([eb('kind', '=', 'deposit'), eb('disabled_at', 'is', null)]),
+      ]),
+    )
+    .execute();
+  return { issuanceIds: issuances.map((row) => row.id), groupIds: groups.map((row) => row.id) };
+}

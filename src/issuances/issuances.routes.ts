@@ -1,0 +1,146 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { createChainAdapters, type ChainAdapters } from '../chains/index.js';
+import { requireShopAccess } from '../merchants/index.js';
+import type { AppContext } from '../platform/context.js';
+import { IvoryError } from '../platform/errors.js';
+import { runIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_ONLY, SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, type Principal } from '../platform/http/principal.js';
+import type { IvoryServer } from '../platform/http/server.js';
+import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
+import { createIssuance } from './create-issuance.js';
+import { getIssuance } from './get-issuance.js';
+import { resetSandbox } from './reset-sandbox.js';
+import { setDepositEnabled } from './set-deposit-enabled.js';
+import { simulateSandboxEvent } from './simulate-sandbox-event.js';
+
+const ShopParams = Type.Object({ shop_id: Type.String() });
+const IssuanceParams = Type.Object({ shop_id: Type.String(), id: Type.String() });
+
+/** One body for invoices and deposits: fields a deposit refuses still get their SPEC code, not invalid_json. */
+const CreateBody = Type.Object(
+  {
+    chain_id: Type.Optional(Type.Integer()),
+    token: Type.Optional(Type.String()),
+    assets: Type.Optional(
+      Type.Array(Type.Object({ chain_id: Type.Integer(), token: Type.String() }, { additionalProperties: false }), { maxItems: 50 }),
+    ),
+    amount: Type.Optional(Type.String()),
+    external_id: Type.Optional(Type.String()),
+    expires_in: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    return_url: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+const CREATE_FIELD_ERRORS = {
+  assets: 'invalid_assets',
+  amount: 'invalid_amount',
+  expires_in: 'invalid_expires_in',
+} as const;
+
+const DepositPatchBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+
+const SimulateBody = Type.Object(
+  {
+    issuance_id: Type.String(),
+    kind: Type.String(),
+    amount: Type.String(),
+    reference_event_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** SPEC "Invoices and deposits" and "Sandbox". */
+export async function issuancesRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  const { db, clock, catalogue, config } = context;
+  const adapters: ChainAdapters = createChainAdapters();
+  const payUrl = config.payUrl;
+
+  for (const [path, kind] of [['invoices', 'invoice'], ['deposits', 'deposit']] as const) {
+    api.post(
+      `/shops/:shop_id/${path}`,
+      { schema: { params: ShopParams, body: CreateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: CREATE_FIELD_ERRORS } },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const result = await runIdempotent(db, request, async (trx) => {
+          const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
+          const body = await createIssuance(
+            trx,
+            { now: clock.now(), catalogue, adapters, payUrl },
+            { shopId: access.shop.id, merchantId: access.merchantId, shop: access.shop, kind, body: request.body },
+          );
+          return { status: 202, body };
+        });
+        return reply.status(result.status).send(result.body);
+      },
+    );
+  }
+
+  api.get('/shops/:shop_id/issuances/:id', { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_READ_KEY } }, async (request) => {
+    const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+    return getIssuance(db, { payUrl }, access.shop.id, request.params.id);
+  });
+
+  api.post(
+    '/shops/:shop_id/invoices/:id/cancel',
+    { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await runIdempotent(db, request, async (trx) => {
+        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
+        return { status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shop.id, request.params.id) };
+      });
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  api.patch(
+    '/shops/:shop_id/deposits/:id',
+    { schema: { params: IssuanceParams, body: DepositPatchBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await runIdempotent(db, request, async (trx) => {
+        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
+        const body = await setDepositEnabled(
+          trx,
+          { now: clock.now(), payUrl },
+          { shopId: access.shop.id, merchantId: access.merchantId, sandbox: access.shop.sandbox, id: request.params.id, enabled: request.body.enabled },
+        );
+        return { status: 200, body };
+      });
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  api.post(
+    '/shops/:shop_id/sandbox/simulate',
+    { schema: { params: ShopParams, body: SimulateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await runIdempotent(db, request, async (trx) => {
+        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
+        return { status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, access.shop, request.body) };
+      });
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  api.post(
+    '/shops/:shop_id/sandbox/reset',
+    { schema: { params: ShopParams }, config: { auth: SESSION_ONLY, idempotent: true } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await runIdempotent(db, request, async (trx) => {
+        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'owner');
+        return { status: 200, body: await resetSandbox(trx, access.shop) };
+      });
+      return reply.status(result.status).send(result.body);
+    },
+  );
+}
+
+function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new IvoryError('unauthorized');
+  return request.principal;
+}

@@ -1,0 +1,95 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../platform/context.js';
+import { IvoryError } from '../platform/errors.js';
+import { runIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_ONLY, type Principal } from '../platform/http/principal.js';
+import type { IvoryServer } from '../platform/http/server.js';
+import type { ApiKeyRecord } from './api-key.js';
+import { createApiKey } from './create-api-key.js';
+import { listApiKeys } from './list-api-keys.js';
+import { revokeApiKey } from './revoke-api-key.js';
+import { updateApiKey } from './update-api-key.js';
+
+const ShopParams = Type.Object({ shop_id: Type.String() });
+const KeyParams = Type.Object({ shop_id: Type.String(), key_id: Type.String() });
+
+const CreateKeyBody = Type.Object(
+  { name: Type.String(), scopes: Type.Array(Type.String()), allowed_ips: Type.Optional(Type.Array(Type.String())) },
+  { additionalProperties: false },
+);
+const UpdateKeyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    enabled: Type.Optional(Type.Boolean()),
+    scopes: Type.Optional(Type.Array(Type.String())),
+    allowed_ips: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const KEY_FIELD_ERRORS = { name: 'invalid_name', scopes: 'invalid_scopes', allowed_ips: 'invalid_allowed_ips' } as const;
+
+/**
+ * SPEC "API keys": every route is session-only (a key can never manage keys,
+ * SPEC "Authentication" 3–4) and needs a developer or owner on the shop to
+ * change anything.
+ */
+export async function keysRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  const { db, clock, secrets } = context;
+
+  api.get('/shops/:shop_id/keys', { schema: { params: ShopParams }, config: { auth: SESSION_ONLY } }, async (request) =>
+    listApiKeys(db, principalOf(request), request.params.shop_id),
+  );
+
+  api.post(
+    '/shops/:shop_id/keys',
+    { schema: { params: ShopParams, body: CreateKeyBody }, config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { name, scopes, allowed_ips: allowedIps } = request.body;
+      // The stored answer is replayed for a retried request, so it holds the
+      // token too — sealed with SECRET_KEY, so that the database never holds a
+      // usable key in clear (keys themselves are stored only as hashes).
+      const result = await runIdempotent(db, request, async (trx) => {
+        const created = await createApiKey(trx, clock, principal, request.params.shop_id, { name, scopes, allowedIps });
+        return { status: 201, body: { ...created, token: secrets.seal(created.token) } };
+      });
+      const body = result.body as ApiKeyRecord & { token: string };
+      return reply.status(result.status).send({ ...body, token: secrets.open(body.token) });
+    },
+  );
+
+  api.patch(
+    '/shops/:shop_id/keys/:key_id',
+    { schema: { params: KeyParams, body: UpdateKeyBody }, config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { name, enabled, scopes, allowed_ips: allowedIps } = request.body;
+      const result = await runIdempotent(db, request, async (trx) => ({
+        status: 200,
+        body: await updateApiKey(trx, clock, principal, request.params.shop_id, request.params.key_id, { name, enabled, scopes, allowedIps }),
+      }));
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  api.delete(
+    '/shops/:shop_id/keys/:key_id',
+    { schema: { params: KeyParams }, config: { auth: SESSION_ONLY, idempotent: true } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await runIdempotent(db, request, async (trx) => {
+        await revokeApiKey(trx, clock, principal, request.params.shop_id, request.params.key_id);
+        return { status: 200, body: { ok: true } };
+      });
+      return reply.status(result.status).send(result.body);
+    },
+  );
+}
+
+/** The auth layer has enforced the route's requirement; this only narrows the type. */
+function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new IvoryError('unauthorized');
+  return request.principal;
+}

@@ -1,0 +1,7 @@
+/** What other modules may use of merchants: the access gate and the shop record. */
+export { merchantsRoutes } from './merchants.routes.js';
+export { isUuid, requireMerchantAccess, requireShopAccess, roleAllows } from './require-shop-access.js';
+export type { AccessNeed, MerchantAccess, ShopAccess } from './require-shop-access.js';
+export type { ShopRow } from './merchants.repository.js';
+export { parseName, shopRecord } from './shop.js';
+export type { ShopRecord } from './shop.js';

@@ -1,0 +1,185 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../platform/database/database.js';
+import type { MerchantsTable, PayoutTarget, Role, ShopsTable } from '../platform/database/schema.js';
+
+export type ShopRow = Selectable<ShopsTable>;
+export type MerchantRow = Selectable<MerchantsTable>;
+
+export interface UserStanding {
+  readonly onboardedAt: Date | null;
+  readonly blockedAt: Date | null;
+  readonly blockedReason: string | null;
+}
+
+export interface GrantRow {
+  readonly role: Role;
+  readonly shopId: string | null;
+}
+
+/** `lock`: hold the row `FOR UPDATE` until the transaction ends. */
+export interface ReadOptions {
+  readonly lock?: boolean;
+}
+
+export async function findUserStanding(db: Executor, userId: string): Promise<UserStanding | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(['onboarded_at', 'blocked_at', 'blocked_reason'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { onboardedAt: row.onboarded_at, blockedAt: row.blocked_at, blockedReason: row.blocked_reason };
+}
+
+export async function findMerchant(db: Executor, merchantId: string, options: ReadOptions = {}): Promise<MerchantRow | undefined> {
+  let query = db.selectFrom('merchants').selectAll().where('id', '=', merchantId);
+  if (options.lock === true) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export interface ShopWithMerchantStanding {
+  readonly shop: ShopRow;
+  readonly merchantBlockedAt: Date | null;
+  readonly merchantBlockedReason: string | null;
+}
+
+/** The shop and whether its merchant is blocked, in one round trip (every shop request asks). */
+export async function findShopForAccess(db: Executor, shopId: string, options: ReadOptions = {}): Promise<ShopWithMerchantStanding | undefined> {
+  let query = db
+    .selectFrom('shops')
+    .innerJoin('merchants', 'merchants.id', 'shops.merchant_id')
+    .selectAll('shops')
+    .select(['merchants.blocked_at as merchant_blocked_at', 'merchants.blocked_reason as merchant_blocked_reason'])
+    .where('shops.id', '=', shopId);
+  if (options.lock === true) query = query.forUpdate(['shops']);
+  const row = await query.executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { merchant_blocked_at: merchantBlockedAt, merchant_blocked_reason: merchantBlockedReason, ...shop } = row;
+  return { shop, merchantBlockedAt, merchantBlockedReason };
+}
+
+/** Every grant the user holds on the merchant: merchant-wide (shopId null) or per shop. */
+export async function listUserGrants(db: Executor, merchantId: string, userId: string): Promise<GrantRow[]> {
+  const rows = await db
+    .selectFrom('grants')
+    .select(['role', 'shop_id'])
+    .where('merchant_id', '=', merchantId)
+    .where('user_id', '=', userId)
+    .execute();
+  return rows.map((row) => ({ role: row.role, shopId: row.shop_id }));
+}
+
+/** Shops that count against `merchants.shop_limit`: every shop not archived. */
+export async function countActiveShops(db: Executor, merchantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('shops')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('merchant_id', '=', merchantId)
+    .where('archived_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function hasActiveSandboxShop(db: Executor, merchantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('shops')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('sandbox', '=', true)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface NewShop {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly name: string;
+  readonly sandbox: boolean;
+  readonly recipient: string | null;
+  readonly delegate: string | null;
+  readonly payoutTarget: PayoutTarget;
+  readonly solanaPayoutTarget: PayoutTarget;
+  readonly tronPayoutTarget: PayoutTarget;
+  readonly now: Date;
+}
+
+export async function insertShop(db: Executor, shop: NewShop): Promise<ShopRow> {
+  return db
+    .insertInto('shops')
+    .values({
+      id: shop.id,
+      merchant_id: shop.merchantId,
+      name: shop.name,
+      sandbox: shop.sandbox,
+      recipient: shop.recipient,
+      delegate: shop.delegate,
+      payout_target: shop.payoutTarget,
+      solana_recipient: null,
+      tron_recipient: null,
+      solana_payout_target: shop.solanaPayoutTarget,
+      tron_payout_target: shop.tronPayoutTarget,
+      branding_name: null,
+      branding_logo_asset_id: null,
+      created_at: shop.now,
+      updated_at: shop.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The fields PATCH /shops/{id} may change; undefined leaves a field as it is. */
+export interface ShopChanges {
+  readonly recipient?: string | null;
+  readonly delegate?: string | null;
+  readonly solanaPayoutTarget?: PayoutTarget;
+  readonly tronPayoutTarget?: PayoutTarget;
+}
+
+export async function updateShop(db: Executor, shopId: string, changes: ShopChanges, now: Date): Promise<ShopRow> {
+  return db
+    .updateTable('shops')
+    .set({
+      ...(changes.recipient === undefined ? {} : { recipient: changes.recipient }),
+      ...(changes.delegate === undefined ? {} : { delegate: changes.delegate }),
+      ...(changes.solanaPayoutTarget === undefined ? {} : { solana_payout_target: changes.solanaPayoutTarget }),
+      ...(changes.tronPayoutTarget === undefined ? {} : { tron_payout_target: changes.tronPayoutTarget }),
+      updated_at: now,
+    })
+    .where('id', '=', shopId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export type RecipientFamily = 'solana' | 'tron';
+
+export async function writeFamilyRecipient(db: Executor, shopId: string, family: RecipientFamily, address: string, now: Date): Promise<void> {
+  await db
+    .updateTable('shops')
+    .set(family === 'solana' ? { solana_recipient: address, updated_at: now } : { tron_recipient: address, updated_at: now })
+    .where('id', '=', shopId)
+    .execute();
+}
+
+/** Active shops of a merchant, oldest first; `onlyShopIds` narrows to those (a shop-scoped grant or key). */
+export async function listActiveShops(db: Executor, merchantId: string, onlyShopIds: readonly string[] | null): Promise<ShopRow[]> {
+  if (onlyShopIds !== null && onlyShopIds.length === 0) return [];
+  let query = db.selectFrom('shops').selectAll().where('merchant_id', '=', merchantId).where('archived_at', 'is', null);
+  if (onlyShopIds !== null) query = query.where('id', 'in', [...onlyShopIds]);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+export interface BrandingAsset {
+  readonly contentType: string;
+  readonly bytes: Buffer;
+  readonly sha256: string;
+}
+
+export async function findBrandingAsset(db: Executor, assetId: string): Promise<BrandingAsset | undefined> {
+  const row = await db
+    .selectFrom('branding_assets')
+    .select(['content_type', 'bytes', 'sha256'])
+    .where('id', '=', assetId)
+    .executeTakeFirst();
+  // pg hands bytea back as a Buffer, PGlite as a plain Uint8Array.
+  return row === undefined ? undefined : { contentType: row.content_type, bytes: Buffer.from(row.bytes), sha256: row.sha256 };
+}

@@ -1,0 +1,211 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../platform/context.js';
+import { IvoryError } from '../platform/errors.js';
+import { runIdempotent } from '../platform/http/idempotency.js';
+import { PUBLIC, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, type Principal } from '../platform/http/principal.js';
+import type { IvoryServer } from '../platform/http/server.js';
+import { createShop } from './create-shop.js';
+import { getBrandingAsset } from './get-branding-asset.js';
+import { getShopRecipient } from './get-shop-recipient.js';
+import { listMerchantNetworks } from './list-merchant-networks.js';
+import { listShops } from './list-shops.js';
+import type { RecipientFamily } from './merchants.repository.js';
+import { requireShopAccess } from './require-shop-access.js';
+import { setShopRecipient } from './set-shop-recipient.js';
+import { shopRecord } from './shop.js';
+import { shopTerms } from './shop-terms.js';
+import { updateShop } from './update-shop.js';
+
+const PayoutTarget = Type.Union([Type.Literal('address'), Type.Literal('wallet')]);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+const MerchantParams = Type.Object({ merchant_id: Type.String() });
+const ShopParams = Type.Object({ shop_id: Type.String() });
+
+const CreateShopBody = Type.Object(
+  {
+    name: Type.String(),
+    sandbox: Type.Boolean(),
+    recipient: Type.Optional(NullableString),
+    delegate: Type.Optional(NullableString),
+    payout_target: Type.Optional(PayoutTarget),
+    solana_payout_target: Type.Optional(PayoutTarget),
+    tron_payout_target: Type.Optional(PayoutTarget),
+  },
+  { additionalProperties: false },
+);
+
+const UpdateShopBody = Type.Object(
+  {
+    recipient: Type.Optional(Type.String()),
+    delegate: Type.Optional(NullableString),
+    solana_payout_target: Type.Optional(PayoutTarget),
+    tron_payout_target: Type.Optional(PayoutTarget),
+  },
+  { additionalProperties: false },
+);
+
+const RecipientBody = Type.Object({ address: Type.String() }, { additionalProperties: false });
+
+const ShopRecordSchema = Type.Object({
+  id: Type.String(),
+  merchant_id: Type.String(),
+  name: Type.String(),
+  sandbox: Type.Boolean(),
+  recipient: NullableString,
+  delegate: NullableString,
+  payout_target: PayoutTarget,
+  solana_payout_target: PayoutTarget,
+  tron_payout_target: PayoutTarget,
+  solana_recipient: NullableString,
+  tron_recipient: NullableString,
+  created_at: Type.String(),
+});
+
+const FeeTermsSchema = Type.Object({ bps: Type.Integer(), minimum: Type.String(), maximum: Type.String() });
+const TermsSchema = Type.Array(
+  Type.Object({
+    chain_id: Type.Integer(),
+    name: Type.String(),
+    family: Type.String(),
+    invoice: FeeTermsSchema,
+    deposit: FeeTermsSchema,
+    sweep_threshold: Type.String(),
+    minimum_sweep: Type.String(),
+    maximum_sweep: Type.String(),
+  }),
+);
+
+/** Assets never change under an id (a new logo is a new asset), so caches may keep them for good. */
+const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+
+/**
+ * SPEC "Merchants and team" (networks, shops), "Shops" (shop settings, terms,
+ * Solana/Tron recipients) and "Public" (branding assets).
+ */
+export async function merchantsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  const { db, clock, catalogue } = context;
+
+  api.get(
+    '/merchants/:merchant_id/networks',
+    { schema: { params: MerchantParams }, config: { auth: SESSION_OR_READ_KEY } },
+    async (request) => listMerchantNetworks(db, catalogue, principalOf(request), request.params.merchant_id),
+  );
+
+  api.get(
+    '/merchants/:merchant_id/shops',
+    { schema: { params: MerchantParams, response: { 200: Type.Array(ShopRecordSchema) } }, config: { auth: SESSION_OR_READ_KEY } },
+    async (request) => listShops(db, principalOf(request), request.params.merchant_id),
+  );
+
+  api.post(
+    '/merchants/:merchant_id/shops',
+    {
+      schema: { params: MerchantParams, body: CreateShopBody },
+      config: {
+        auth: SESSION_ONLY,
+        idempotent: true,
+        fieldErrors: { name: 'invalid_name', recipient: 'invalid_recipient', delegate: 'invalid_recipient' },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      const result = await runIdempotent(db, request, async (trx) => ({
+        status: 201,
+        body: await createShop(trx, clock, principal, request.params.merchant_id, {
+          name: body.name,
+          sandbox: body.sandbox,
+          recipient: body.recipient,
+          delegate: body.delegate,
+          payoutTarget: body.payout_target,
+          solanaPayoutTarget: body.solana_payout_target,
+          tronPayoutTarget: body.tron_payout_target,
+        }),
+      }));
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  api.get(
+    '/shops/:shop_id',
+    { schema: { params: ShopParams, response: { 200: ShopRecordSchema } }, config: { auth: SESSION_OR_READ_KEY } },
+    async (request) => shopRecord((await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read')).shop),
+  );
+
+  api.patch(
+    '/shops/:shop_id',
+    {
+      schema: { params: ShopParams, body: UpdateShopBody },
+      config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: { recipient: 'invalid_recipient', delegate: 'invalid_recipient' } },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      const result = await runIdempotent(db, request, async (trx) => ({
+        status: 200,
+        body: await updateShop(trx, clock, principal, request.params.shop_id, {
+          recipient: body.recipient,
+          delegate: body.delegate,
+          solanaPayoutTarget: body.solana_payout_target,
+          tronPayoutTarget: body.tron_payout_target,
+        }),
+      }));
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  api.get(
+    '/shops/:shop_id/terms',
+    { schema: { params: ShopParams, response: { 200: TermsSchema } }, config: { auth: SESSION_OR_KEY } },
+    async (request) => {
+      await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      return shopTerms(catalogue);
+    },
+  );
+
+  for (const family of ['solana', 'tron'] as const satisfies readonly RecipientFamily[]) {
+    const path = `/shops/:shop_id/${family}-recipient`;
+    api.get(path, { schema: { params: ShopParams }, config: { auth: SESSION_OR_KEY } }, async (request) =>
+      getShopRecipient(db, principalOf(request), request.params.shop_id, family),
+    );
+    api.put(
+      path,
+      {
+        schema: { params: ShopParams, body: RecipientBody },
+        config: {
+          auth: SESSION_ONLY,
+          idempotent: true,
+          fieldErrors: { address: family === 'solana' ? 'invalid_solana_address' : 'invalid_tron_address' },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const result = await runIdempotent(db, request, async (trx) => ({
+          status: 200,
+          body: await setShopRecipient(trx, clock, principal, request.params.shop_id, family, request.body.address),
+        }));
+        return reply.status(result.status).send(result.body);
+      },
+    );
+  }
+
+  api.get('/assets/:id', { schema: { params: Type.Object({ id: Type.String() }) }, config: { auth: PUBLIC } }, async (request, reply) => {
+    const asset = await getBrandingAsset(db, request.params.id);
+    return reply
+      .header('Content-Type', asset.contentType)
+      .header('Cache-Control', IMMUTABLE_CACHE)
+      .header('ETag', `"${asset.sha256}"`)
+      .header('X-Content-Type-Options', 'nosniff')
+      // Opened directly, an image must not be able to run anything at our origin.
+      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+      .send(asset.bytes);
+  });
+}
+
+/** The auth layer has enforced the route's requirement; this only narrows the type. */
+function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new IvoryError('unauthorized');
+  return request.principal;
+}

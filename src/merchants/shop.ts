@@ -1,0 +1,81 @@
+import { getAddress, isAddress } from 'viem';
+import type { PayoutTarget } from '../platform/database/schema.js';
+import { IvoryError } from '../platform/errors.js';
+import type { ShopRow } from './merchants.repository.js';
+
+/** SPEC leaves the length of names unshown; 100 characters after trimming is ours. */
+export const NAME_MAX_LENGTH = 100;
+const CONTROL_CHARACTERS = /\p{Cc}/u;
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** A display name: trimmed, 1..100 characters, no control characters (NUL cannot even be stored). */
+export function parseName(raw: string): string {
+  const name = raw.trim();
+  const length = [...name].length;
+  if (length === 0 || length > NAME_MAX_LENGTH || CONTROL_CHARACTERS.test(name)) throw new IvoryError('invalid_name');
+  return name;
+}
+
+/**
+ * An EVM payout address (recipient or delegate), stored in EIP-55 form.
+ * Mixed case must carry a valid checksum (a typo in a mixed-case address is
+ * caught); all lower case has none to check and is accepted. The zero address
+ * burns funds and is refused.
+ */
+export function parseEvmPayoutAddress(raw: string): string {
+  if (!isAddress(raw, { strict: true })) throw new IvoryError('invalid_recipient');
+  const address = getAddress(raw);
+  if (address === ZERO_ADDRESS) throw new IvoryError('invalid_recipient');
+  return address;
+}
+
+/**
+ * SPEC "Shop": where a shop's EVM payouts go. `address` needs a recipient on a
+ * live shop (a sandbox shop pays nothing out and may omit it). `wallet` is
+ * sent without a recipient and pays into the service wallet — which Ivory does
+ * not have yet, so it is refused as `wallet_not_ready` until it exists.
+ */
+export function payoutRecipient(input: { sandbox: boolean; payoutTarget: PayoutTarget; recipient: string | null | undefined }): string | null {
+  if (input.payoutTarget === 'wallet') {
+    if (input.recipient !== undefined && input.recipient !== null) throw new IvoryError('invalid_recipient');
+    throw new IvoryError('wallet_not_ready');
+  }
+  if (input.recipient === undefined || input.recipient === null) {
+    if (input.sandbox) return null;
+    throw new IvoryError('invalid_recipient');
+  }
+  return parseEvmPayoutAddress(input.recipient);
+}
+
+/** The shop record every shop response uses (SPEC "Shop": fields beyond id are ours). */
+export interface ShopRecord {
+  id: string;
+  merchant_id: string;
+  name: string;
+  sandbox: boolean;
+  recipient: string | null;
+  delegate: string | null;
+  payout_target: PayoutTarget;
+  solana_payout_target: PayoutTarget;
+  tron_payout_target: PayoutTarget;
+  solana_recipient: string | null;
+  tron_recipient: string | null;
+  created_at: string;
+}
+
+export function shopRecord(shop: ShopRow): ShopRecord {
+  return {
+    id: shop.id,
+    merchant_id: shop.merchant_id,
+    name: shop.name,
+    sandbox: shop.sandbox,
+    recipient: shop.recipient,
+    delegate: shop.delegate,
+    payout_target: shop.payout_target,
+    solana_payout_target: shop.solana_payout_target,
+    tron_payout_target: shop.tron_payout_target,
+    solana_recipient: shop.solana_recipient,
+    tron_recipient: shop.tron_recipient,
+    created_at: shop.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,28 @@
+import { catalogueRoutes } from './catalogue/index.js';
+import { issuanceJobs, issuancesRoutes } from './issuances/index.js';
+import { keysRoutes } from './keys/index.js';
+import { merchantsRoutes } from './merchants/index.js';
+import { accountsRoutes, resolvePrincipal } from './accounts/index.js';
+import type { AppContext } from './platform/context.js';
+import type { Job } from './platform/jobs.js';
+import type { PrincipalResolver } from './platform/http/principal.js';
+import type { IvoryServer } from './platform/http/server.js';
+import { webhookJobs, webhooksRoutes } from './webhooks/index.js';
+
+/** What a module contributes to the app. Routes are registered under `/api/v1`. */
+export interface IvoryModule {
+  readonly name: string;
+  readonly routes?: (api: IvoryServer, context: AppContext) => Promise<void>;
+  readonly jobs?: (context: AppContext) => Job[];
+  /** Exactly one module (accounts) resolves bearer tokens. */
+  readonly resolvePrincipal?: (context: AppContext) => PrincipalResolver;
+}
+
+export const modules: readonly IvoryModule[] = [
+  { name: 'accounts', routes: accountsRoutes, resolvePrincipal },
+  { name: 'catalogue', routes: catalogueRoutes },
+  { name: 'merchants', routes: merchantsRoutes },
+  { name: 'keys', routes: keysRoutes },
+  { name: 'webhooks', routes: webhooksRoutes, jobs: webhookJobs },
+  { name: 'issuances', routes: issuancesRoutes, jobs: issuanceJobs },
+];

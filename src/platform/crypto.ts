@@ -1,0 +1,51 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+/** A random v4 UUID: the identifier of every record (SPEC conventions). */
+export function newId(): string {
+  return randomUUID();
+}
+
+/** A bearer secret: 32 random bytes, base64url, with an optional visible prefix. */
+export function newToken(prefix = ''): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+/** Tokens and keys are stored only as this hash. */
+export function sha256Hex(value: string | Buffer): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function constantTimeEqual(left: string, right: string): boolean {
+  const a = Buffer.from(left);
+  const b = Buffer.from(right);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * AES-256-GCM with the SECRET_KEY, for secrets Ivory must read back (webhook
+ * secrets, wallet keys). Output: `v1.<iv>.<tag>.<ciphertext>`, base64url parts.
+ */
+export class SecretBox {
+  readonly #key: Buffer;
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new Error('SecretBox needs a 32-byte key');
+    this.#key = key;
+  }
+
+  seal(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split('.');
+    if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined) {
+      throw new Error('SecretBox: unknown sealed format');
+    }
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}

@@ -1,0 +1,362 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * The Kysely view of every table. Each module owns its tables (and their
+ * migrations); this file only gathers their types so one `Kysely<Database>`
+ * serves all. Conventions: timestamps are `Date`; money (`numeric(78,0)`) and
+ * int8 arrive as decimal strings and are turned into bigint by repositories;
+ * jsonb columns are written as JSON text (`JSON.stringify`) and read parsed.
+ */
+export type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** jsonb: read as the parsed value, written as JSON text. */
+export type Json<T> = ColumnType<T, string, string>;
+/** numeric(78,0) and int8: read as a decimal string, written as string. */
+export type Numeric = ColumnType<string, string | bigint, string | bigint>;
+
+export interface UsersTable {
+  id: string;
+  display_name: Generated<string>;
+  onboarded_at: NullableTimestamp;
+  blocked_at: NullableTimestamp;
+  blocked_reason: string | null;
+  created_at: CreatedAt;
+}
+
+export interface IdentitiesTable {
+  id: string;
+  user_id: string;
+  provider: 'wallet' | 'email' | 'google';
+  subject: string;
+  label: string;
+  created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  csrf_token: string;
+  method: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  mfa_at: NullableTimestamp;
+}
+
+export interface WalletChallengesTable {
+  id: string;
+  address: string;
+  chain_id: number;
+  nonce: string;
+  message: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  consumed_at: NullableTimestamp;
+}
+
+export interface MerchantsTable {
+  id: string;
+  name: string;
+  shop_limit: Generated<number>;
+  active_invoice_limit: number | null;
+  deposit_address_limits: ColumnType<Record<string, number> | null, string | null, string | null>;
+  team_limit: number | null;
+  blocked_at: NullableTimestamp;
+  blocked_reason: string | null;
+  created_at: CreatedAt;
+}
+
+export type Role = 'viewer' | 'developer' | 'owner';
+
+export interface GrantsTable {
+  id: string;
+  merchant_id: string;
+  user_id: string;
+  role: Role;
+  shop_id: string | null;
+  created_at: CreatedAt;
+}
+
+export type PayoutTarget = 'address' | 'wallet';
+
+export interface ShopsTable {
+  id: string;
+  merchant_id: string;
+  name: string;
+  sandbox: boolean;
+  recipient: string | null;
+  delegate: string | null;
+  payout_target: Generated<PayoutTarget>;
+  solana_recipient: string | null;
+  tron_recipient: string | null;
+  solana_payout_target: Generated<PayoutTarget>;
+  tron_payout_target: Generated<PayoutTarget>;
+  branding_name: string | null;
+  branding_logo_asset_id: string | null;
+  archived_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export type Scope = 'read' | 'write';
+
+export interface ApiKeysTable {
+  id: string;
+  shop_id: string;
+  merchant_id: string;
+  name: string;
+  token_hash: string;
+  token_prefix: string;
+  scopes: Json<Scope[]>;
+  allowed_ips: Json<string[]>;
+  enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
+export interface IdempotencyRecordsTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: Json<unknown>;
+  created_at: CreatedAt;
+}
+
+export interface PlatformTables {
+  users: UsersTable;
+  identities: IdentitiesTable;
+  sessions: SessionsTable;
+  wallet_challenges: WalletChallengesTable;
+  merchants: MerchantsTable;
+  grants: GrantsTable;
+  shops: ShopsTable;
+  api_keys: ApiKeysTable;
+  idempotency_records: IdempotencyRecordsTable;
+}
+
+// ── events (outbox) and webhooks ────────────────────────────────────────────
+export interface EventsTable {
+  id: string;
+  sequence: Generated<string>;
+  shop_id: string;
+  type: string;
+  issuance_id: string | null;
+  issuance_sequence: number | null;
+  envelope: string;
+  created_at: Timestamp;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  shop_id: string;
+  url: string;
+  filters: Json<string[]>;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestamp;
+  failing_since: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  deleted_at: NullableTimestamp;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  shop_id: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  last_attempt_at: NullableTimestamp;
+  created_at: Timestamp;
+  // Added by migrations/202611220030_webhook_attempts.sql (webhooks module).
+  lease_token: string | null;
+  round_started_at: Generated<number>;
+}
+
+// ── webhooks: delivery attempts (migrations/202611220030_webhook_attempts.sql)
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  shop_id: string;
+  started_at: Timestamp;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface WebhookTables {
+  webhook_attempts: WebhookAttemptsTable;
+}
+
+export interface EventTables {
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+// ── merchants: branding assets ─────────────────────────────────────────────
+export interface BrandingAssetsTable {
+  id: string;
+  shop_id: string;
+  content_type: string;
+  /** bytea: a Buffer from pg, a plain Uint8Array from PGlite. */
+  bytes: Uint8Array;
+  sha256: string;
+  created_at: CreatedAt;
+}
+
+export interface MerchantTables {
+  branding_assets: BrandingAssetsTable;
+}
+
+// ── issuances, groups, transfers, payouts (module issuances) ───────────────
+export type IssuanceKind = 'invoice' | 'deposit';
+export type IssuanceStatus = 'registering' | 'open' | 'funded' | 'settled' | 'reconciling';
+export type CancelReason = 'expired' | 'merchant_blocked';
+export type TransferStatus = 'observed' | 'confirmed' | 'reverted';
+export type TransferDisposition = 'credited' | 'overpayment' | 'late' | 'duplicate';
+export type PayoutStatus =
+  | 'scheduled'
+  | 'waiting_gas'
+  | 'sending'
+  | 'sent'
+  | 'confirmed'
+  | 'failed'
+  | 'cancelled'
+  | 'reverted';
+
+export interface IssuanceGroupsTable {
+  id: string;
+  public_id: string;
+  shop_id: string;
+  merchant_id: string;
+  kind: IssuanceKind;
+  sandbox: boolean;
+  /** Decimal token amount string; null for deposit groups. */
+  amount: string | null;
+  paid_issuance_id: string | null;
+  external_id: string | null;
+  description: string | null;
+  return_url: string | null;
+  expires_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  cancel_reason: CancelReason | null;
+  disabled_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface IssuancesTable {
+  id: string;
+  public_id: string;
+  shop_id: string;
+  merchant_id: string;
+  group_id: string | null;
+  group_position: number | null;
+  kind: IssuanceKind;
+  sandbox: boolean;
+  chain_id: number;
+  family: 'evm' | 'tron' | 'solana';
+  token: string;
+  token_decimals: number;
+  amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  received: ColumnType<string, string | bigint | undefined, string | bigint>;
+  credited: ColumnType<string, string | bigint | undefined, string | bigint>;
+  unswept: ColumnType<string, string | bigint | undefined, string | bigint>;
+  status: IssuanceStatus;
+  address: string | null;
+  allocation_attempts: Generated<number>;
+  next_allocation_at: NullableTimestamp;
+  recipient: string | null;
+  delegate: string | null;
+  payout_target: PayoutTarget;
+  fee_bps: number;
+  fee_minimum: Numeric;
+  fee_maximum: Numeric;
+  sweep_threshold: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  external_id: string | null;
+  description: string | null;
+  return_url: string | null;
+  expires_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  cancel_reason: CancelReason | null;
+  disabled_at: NullableTimestamp;
+  funded_at: NullableTimestamp;
+  settled_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TransfersTable {
+  id: string;
+  issuance_id: string;
+  shop_id: string;
+  sandbox: boolean;
+  chain_id: number;
+  token: string;
+  tx_hash: string;
+  log_index: number;
+  from_address: string | null;
+  to_address: string | null;
+  amount: Numeric;
+  status: TransferStatus;
+  disposition: TransferDisposition | null;
+  payout_id: string | null;
+  confirmed_event_id: string | null;
+  observed_at: NullableTimestamp;
+  confirmed_at: NullableTimestamp;
+  reverted_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface PayoutsTable {
+  id: string;
+  issuance_id: string;
+  shop_id: string;
+  sandbox: boolean;
+  chain_id: number;
+  token: string;
+  token_decimals: number;
+  status: PayoutStatus;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  last_error: string | null;
+  gross: Numeric;
+  fee: Numeric;
+  to_recipient: Numeric;
+  to_operator: Numeric;
+  recipient: string | null;
+  fee_bps: number;
+  fee_minimum: Numeric;
+  fee_maximum: Numeric;
+  tx_hash: string | null;
+  sent_at: NullableTimestamp;
+  confirmed_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IssuanceTables {
+  issuance_groups: IssuanceGroupsTable;
+  issuances: IssuancesTable;
+  transfers: TransfersTable;
+  payouts: PayoutsTable;
+}
+// ── end issuances ───────────────────────────────────────────────────────────
+
+// Modules add their table interfaces above and join them here.
+export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables {}

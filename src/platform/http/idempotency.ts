@@ -1,0 +1,94 @@
+import type { FastifyRequest } from 'fastify';
+import { sha256Hex } from '../crypto.js';
+import { inTransaction, type Db, type Tx } from '../database/database.js';
+import { IvoryError } from '../errors.js';
+import { principalBucket } from './principal.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const MAX_KEY_BYTES = 128;
+
+export interface StoredResponse<T = unknown> {
+  readonly status: number;
+  readonly body: T;
+  /** True when this is the stored answer to an earlier request with the same key. */
+  readonly replayed?: boolean;
+}
+
+/** SPEC "Authentication" 7: non-empty, at most 128 bytes, else `idempotency_key_required`. */
+export function readIdempotencyKey(request: FastifyRequest): string {
+  const value = request.headers[IDEMPOTENCY_HEADER];
+  if (typeof value !== 'string' || value.length === 0 || Buffer.byteLength(value, 'utf8') > MAX_KEY_BYTES) {
+    throw new IvoryError('idempotency_key_required');
+  }
+  return value;
+}
+
+/**
+ * Runs a mutation once per (principal, Idempotency-Key). The record of the key
+ * and the effect commit in one transaction, so a crash leaves neither. A
+ * concurrent request with the same key waits on the record's unique index until
+ * the first commits and then gets its stored answer (or, on a different body,
+ * `idempotency_conflict`). Failures roll back the record too: errors are never
+ * stored, so a corrected or retried request can still succeed.
+ */
+export async function runIdempotent<T>(
+  db: Db,
+  request: FastifyRequest,
+  work: (trx: Tx) => Promise<StoredResponse<T>>,
+): Promise<StoredResponse<T | unknown>> {
+  const principal = request.principal;
+  if (principal === null) throw new IvoryError('unauthorized');
+  const scope = principalBucket(principal);
+  const key = readIdempotencyKey(request);
+  const requestHash = fingerprint(request);
+
+  return inTransaction(db, async (trx) => {
+    const claimed = await trx
+      .insertInto('idempotency_records')
+      .values({ scope, key, request_hash: requestHash, response_status: 0, response_body: 'null' })
+      .onConflict((conflict) => conflict.columns(['scope', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (claimed === undefined) {
+      const existing = await trx
+        .selectFrom('idempotency_records')
+        .select(['request_hash', 'response_status', 'response_body'])
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .executeTakeFirstOrThrow();
+      if (existing.request_hash !== requestHash || existing.response_status === 0) {
+        throw new IvoryError('idempotency_conflict');
+      }
+      return { status: existing.response_status, body: existing.response_body, replayed: true };
+    }
+    const result = await work(trx);
+    await trx
+      .updateTable('idempotency_records')
+      .set({ response_status: result.status, response_body: JSON.stringify(result.body) })
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .execute();
+    return result;
+  });
+}
+
+/**
+ * What makes two requests "the same": method, path (after the `/projects`
+ * alias is rewritten to `/shops`, so both share one scope) and the body as
+ * JSON with sorted keys, so that whitespace and key order do not matter.
+ */
+function fingerprint(request: FastifyRequest): string {
+  const path = request.url.split('?', 1)[0] ?? '';
+  return sha256Hex(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`);
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

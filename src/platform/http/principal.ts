@@ -1,0 +1,46 @@
+import type { Scope } from '../database/schema.js';
+
+/** Who is asking, resolved once per request by the auth layer. */
+export type Principal = SessionPrincipal | ApiKeyPrincipal;
+
+export interface SessionPrincipal {
+  readonly kind: 'session';
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly csrfToken: string;
+  readonly expiresAt: Date;
+  readonly mfaAt: Date | null;
+}
+
+export interface ApiKeyPrincipal {
+  readonly kind: 'api_key';
+  readonly keyId: string;
+  readonly shopId: string;
+  readonly merchantId: string;
+  readonly scopes: readonly Scope[];
+}
+
+/**
+ * Turns a bearer token into a principal, or null when the token is unknown,
+ * expired, revoked, disabled or used from outside the key's allowlist. May
+ * throw `IvoryError('account_disabled')` for a blocked user.
+ */
+export type PrincipalResolver = (token: string, clientIp: string) => Promise<Principal | null>;
+
+/**
+ * What a route accepts (SPEC "Endpoints", Auth column). `session`: a session
+ * may call it. `key`: an API key may, with that exact scope (`any` for no
+ * particular scope); absent means session-only.
+ */
+export type AuthRequirement = 'none' | { readonly session: boolean; readonly key?: Scope | 'any' };
+
+export const PUBLIC: AuthRequirement = 'none';
+export const SESSION_ONLY: AuthRequirement = { session: true };
+export const SESSION_OR_KEY: AuthRequirement = { session: true, key: 'any' };
+export const SESSION_OR_READ_KEY: AuthRequirement = { session: true, key: 'read' };
+export const SESSION_OR_WRITE_KEY: AuthRequirement = { session: true, key: 'write' };
+
+/** A stable bucket name for per-principal counters (rate limits, idempotency scope). */
+export function principalBucket(principal: Principal): string {
+  return principal.kind === 'session' ? `user:${principal.userId}` : `key:${principal.keyId}`;
+}

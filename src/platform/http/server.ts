@@ -1,0 +1,179 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Clock } from '../clock.js';
+import { IvoryError, errorEnvelope, statusOf, type ErrorCode } from '../errors.js';
+import type { AuthRequirement, Principal, PrincipalResolver } from './principal.js';
+import { principalBucket } from './principal.js';
+import type { RateLimiter } from './rate-limit.js';
+import { readIdempotencyKey } from './idempotency.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route (SPEC "Endpoints", Auth column). Required on every API route. */
+    auth?: AuthRequirement;
+    /** The route needs an Idempotency-Key (SPEC "Authentication" 7). */
+    idempotent?: boolean;
+    /**
+     * The SPEC code for a body field of the wrong type or shape, by field name;
+     * unknown fields are always `invalid_json`, anything else `invalid_request`.
+     */
+    fieldErrors?: Readonly<Record<string, ErrorCode>>;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export type IvoryServer = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  import('fastify').FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface HttpCoreOptions {
+  readonly logLevel: string;
+  readonly trustProxy: readonly string[];
+  readonly resolvePrincipal: PrincipalResolver;
+  readonly rateLimiter: RateLimiter;
+  readonly clock: Clock;
+  readonly bodyLimit?: number;
+}
+
+export const API_PREFIX = '/api/v1';
+const LEGACY_PREFIX = `${API_PREFIX}/projects`;
+
+/**
+ * The HTTP core every module's routes run in: the error envelope, the auth
+ * layer, rate limits, the Idempotency-Key check, content-type and JSON rules.
+ * Order per request: resolve principal → rate limit → enforce the route's auth
+ * → Idempotency-Key present → parse and validate the body → handler.
+ */
+export function createHttpCore(options: HttpCoreOptions): IvoryServer {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'],
+    },
+    trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Legacy `/projects` routes are aliases of `/shops` (SPEC "Versioning"):
+    // rewritten before routing, so they share handlers and idempotency scope.
+    rewriteUrl: (request) => {
+      const url = request.url ?? '/';
+      return url.startsWith(LEGACY_PREFIX) && /^[/?]|^$/.test(url.slice(LEGACY_PREFIX.length))
+        ? `${API_PREFIX}/shops${url.slice(LEGACY_PREFIX.length)}`
+        : url;
+    },
+    ajv: {
+      // Bodies are validated as sent: no silent coercion, no silent stripping of
+      // unknown fields (mass assignment must fail, with invalid_json).
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('principal', null);
+  // Bodies are JSON only: without Fastify's text parser, text/plain is refused
+  // as json_content_type_required instead of reaching validation.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    const auth = request.routeOptions.config.auth;
+    request.principal = await resolveBearer(request, options.resolvePrincipal, auth);
+
+    const bucket = request.principal === null ? `ip:${request.ip}` : principalBucket(request.principal);
+    const decision = await options.rateLimiter.hit(bucket, request.method !== 'GET' && request.method !== 'HEAD', options.clock.now());
+    if (!decision.allowed) {
+      reply.header('Retry-After', '60');
+      throw new IvoryError('rate_limited');
+    }
+
+    if (auth !== undefined && auth !== 'none') enforceAuth(auth, request.principal);
+    if (request.routeOptions.config.idempotent === true) readIdempotencyKey(request);
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    void reply.status(404).send(errorEnvelope('not_found'));
+  });
+
+  app.setErrorHandler((error: FastifyError | IvoryError, request, reply) => sendError(error, request, reply));
+
+  return app;
+}
+
+async function resolveBearer(
+  request: FastifyRequest,
+  resolve: PrincipalResolver,
+  auth: AuthRequirement | undefined,
+): Promise<Principal | null> {
+  const header = request.headers.authorization;
+  if (header === undefined || auth === undefined || auth === 'none') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (match?.[1] === undefined) return null;
+  return resolve(match[1], request.ip);
+}
+
+function enforceAuth(auth: Exclude<AuthRequirement, 'none'>, principal: Principal | null): void {
+  if (principal === null) throw new IvoryError('unauthorized');
+  if (principal.kind === 'session') {
+    if (!auth.session) throw new IvoryError('forbidden');
+    return;
+  }
+  // An API key: only where the route accepts keys, and then with the exact scope
+  // (SPEC "Authentication" 3: `write` does not imply `read`).
+  if (auth.key === undefined) throw new IvoryError('forbidden');
+  if (auth.key !== 'any' && !principal.scopes.includes(auth.key)) throw new IvoryError('forbidden');
+}
+
+function sendError(error: FastifyError | IvoryError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof IvoryError) {
+    return reply.status(statusOf(error)).send(errorEnvelope(error.code, error.details));
+  }
+  const code = codeForFrameworkError(error, request);
+  if (code !== undefined) return reply.status(statusOf(new IvoryError(code))).send(errorEnvelope(code));
+  if (error.statusCode === 404) return reply.status(404).send(errorEnvelope('not_found'));
+  // Anything else is ours to fix: log it with the request id, answer a bare 500.
+  request.log.error({ err: error, requestId: request.id }, 'unhandled error');
+  return reply.status(500).send(errorEnvelope('internal_error'));
+}
+
+function codeForFrameworkError(error: FastifyError, request: FastifyRequest): ErrorCode | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'json_content_type_required';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'invalid_json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'payload_too_large';
+  }
+  if (error.validation !== undefined) {
+    if (error.validationContext === 'body' && request.body === undefined) {
+      return isJson(request) ? 'invalid_json' : 'json_content_type_required';
+    }
+    const first = error.validation[0];
+    if (first === undefined) return 'invalid_request';
+    if (first.keyword === 'additionalProperties') return 'invalid_json';
+    if (error.validationContext === 'body') {
+      const field =
+        first.instancePath.split('/')[1] ??
+        (first.keyword === 'required' ? String((first.params as { missingProperty?: unknown }).missingProperty) : undefined);
+      if (first.instancePath === '' && first.keyword === 'type') return 'invalid_json';
+      const mapped = field === undefined ? undefined : request.routeOptions.config.fieldErrors?.[field];
+      return mapped ?? 'invalid_request';
+    }
+    return 'invalid_request';
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) return 'invalid_json';
+  if (error.statusCode === 415) return 'json_content_type_required';
+  if (error.statusCode === 413) return 'payload_too_large';
+  return undefined;
+}
+
+function isJson(request: FastifyRequest): boolean {
+  return /^application\/([a-z.+-]*\+)?json\b/i.test(request.headers['content-type'] ?? '');
+}

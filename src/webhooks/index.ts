@@ -1,0 +1,33 @@
+import type { AppContext } from '../platform/context.js';
+import type { Job } from '../platform/jobs.js';
+import { DeliverWebhooksJob } from './deliver-webhooks.job.js';
+
+/** What other modules may use of webhooks. Events reach here through `fanOutEvent`, called by `appendEvent`. */
+export { webhooksRoutes } from './webhooks.routes.js';
+export { DeliverWebhooksJob, type DeliverWebhooksDeps, type DeliverWebhooksOptions } from './deliver-webhooks.job.js';
+export { fanOutEvent, type FannedOutEvent } from './fan-out-event.js';
+export { describeSchedule, MAX_DELIVERY_ATTEMPTS, RETRY_SCHEDULE_SECONDS } from './retry-schedule.js';
+export { verifyBrandedSignature, SIGNATURE_TOLERANCE_SECONDS } from './signature.js';
+
+/** The delivery worker, built once per app from its context. */
+export function webhookJobs(context: AppContext): Job[] {
+  if (context.config.webhookAllowPrivate) {
+    context.log.warn(
+      'WEBHOOK_ALLOW_PRIVATE is on: webhook endpoints may use plain http and private or loopback addresses. For development only.',
+    );
+  }
+  return [new DeliverWebhooksJob(deliverWebhooksDeps(context))];
+}
+
+/** The worker's dependencies out of an app context (tests and the bench build their own workers with other options). */
+export function deliverWebhooksDeps(context: AppContext) {
+  return {
+    db: context.db,
+    clock: context.clock,
+    secrets: context.secrets,
+    log: context.log,
+    brand: context.config.brand,
+    publicUrl: context.config.publicUrl,
+    allowPrivate: context.config.webhookAllowPrivate,
+  };
+}

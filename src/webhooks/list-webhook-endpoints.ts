@@ -1,0 +1,13 @@
+import type { Clock } from '../platform/clock.js';
+import type { Executor } from '../platform/database/database.js';
+import type { Principal } from '../platform/http/principal.js';
+import { requireShopAccess } from '../merchants/index.js';
+import { listLiveEndpoints } from './webhooks.repository.js';
+import { endpointView, type EndpointView } from './webhook-endpoint.js';
+
+/** The shop's endpoints that are not deleted, oldest first; disabled ones show why. */
+export async function listWebhookEndpoints(db: Executor, clock: Clock, principal: Principal, shopId: string): Promise<EndpointView[]> {
+  const { shop } = await requireShopAccess(db, principal, shopId, 'read');
+  const now = clock.now();
+  return (await listLiveEndpoints(db, shop.id)).map((endpoint) => endpointView(endpoint, now));
+}

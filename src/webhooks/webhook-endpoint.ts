@@ -1,0 +1,93 @@
+import { EVENT_GROUPS, EVENT_TYPES, INTERNAL_SIGNALS } from '../events/index.js';
+import { IvoryError } from '../platform/errors.js';
+import { checkWebhookUrl } from './ssrf.js';
+
+/** SPEC "Limits": webhook endpoints per shop (deleted ones do not count). */
+export const MAX_ENDPOINTS_PER_SHOP = 10;
+
+/** After a rotation the previous secret keeps signing this long, beside the new one. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * An endpoint whose deliveries have failed without a single success for this
+ * long is disabled (reason `failing`). Longer than the retry schedule (a little
+ * over three days), so one event's full run of retries never disables alone.
+ */
+export const DISABLE_FAILING_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+const MAX_URL_LENGTH = 2048;
+
+/** Why an endpoint stopped receiving: set by the merchant or by the worker. */
+export type DisabledReason = 'manual' | 'gone' | 'failing';
+
+const ACCEPTED_FILTERS: ReadonlySet<string> = new Set<string>([...EVENT_TYPES, ...EVENT_GROUPS, ...INTERNAL_SIGNALS]);
+
+/**
+ * SPEC "Events", Filters: event names, the groups `transfer`, `invoice`,
+ * `payout`, and the internal signals (accepted, never delivered). At least
+ * one; none unknown; none repeated.
+ */
+export function validateFilters(filters: readonly string[]): string[] {
+  if (filters.length === 0) throw new IvoryError('invalid_filters', { reason: 'at least one filter is required' });
+  const seen = new Set<string>();
+  for (const filter of filters) {
+    if (!ACCEPTED_FILTERS.has(filter)) throw new IvoryError('invalid_filters', { filter, reason: 'unknown event or group' });
+    if (seen.has(filter)) throw new IvoryError('invalid_filters', { filter, reason: 'repeated' });
+    seen.add(filter);
+  }
+  return [...filters];
+}
+
+/**
+ * SPEC "Webhook endpoint and delivery": a public HTTPS address. The stored
+ * form is the parsed one (fragment dropped). What a host name resolves to is
+ * checked again on every connection by the delivery worker.
+ */
+export function validateEndpointUrl(url: string, allowPrivate: boolean): string {
+  if (url.length > MAX_URL_LENGTH) throw new IvoryError('invalid_webhook_url', { reason: `longer than ${MAX_URL_LENGTH} characters` });
+  const checked = checkWebhookUrl(url, { allowPrivate });
+  if (!checked.ok) throw new IvoryError('invalid_webhook_url', { reason: checked.reason });
+  return checked.url.toString();
+}
+
+/** The endpoint as the API shows it; the secret never appears here. */
+export interface EndpointView {
+  readonly id: string;
+  readonly url: string;
+  readonly filters: readonly string[];
+  readonly enabled: boolean;
+  readonly disabled_reason: string | null;
+  readonly disabled_at: string | null;
+  /** While a rotated-out secret still signs beside the new one. */
+  readonly previous_secret_expires_at: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface EndpointRecord {
+  readonly id: string;
+  readonly shopId: string;
+  readonly url: string;
+  readonly filters: readonly string[];
+  readonly enabled: boolean;
+  readonly disabledReason: string | null;
+  readonly disabledAt: Date | null;
+  readonly previousSecretExpiresAt: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export function endpointView(endpoint: EndpointRecord, now: Date): EndpointView {
+  const overlap = endpoint.previousSecretExpiresAt;
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    filters: endpoint.filters,
+    enabled: endpoint.enabled,
+    disabled_reason: endpoint.disabledReason,
+    disabled_at: endpoint.disabledAt?.toISOString() ?? null,
+    previous_secret_expires_at: overlap !== null && overlap > now ? overlap.toISOString() : null,
+    created_at: endpoint.createdAt.toISOString(),
+    updated_at: endpoint.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
+import { createApiKey, createOwnerWithShop } from '../support/factories.js';
+import { base58, countRows, errorCode, json, member } from './merchants-helpers.js';
+
+// ed25519 field and curve constant, to tell on-curve keys from program-derived
+// ones independently of the library the service uses.
+const P = 2n ** 255n - 19n;
+const D = (-121665n * modPow(121666n, P - 2n)) % P;
+function modPow(base: bigint, exponent: bigint): bigint {
+  let result = 1n;
+  let factor = ((base % P) + P) % P;
+  for (let rest = exponent; rest > 0n; rest >>= 1n) {
+    if (rest & 1n) result = (result * factor) % P;
+    factor = (factor * factor) % P;
+  }
+  return result;
+}
+/** Whether 32 bytes decode to a point: x² = (y² − 1)/(d·y² + 1) must be a square mod p. */
+function onCurve(bytes: Uint8Array): boolean {
+  let y = 0n;
+  for (let index = 31; index >= 0; index -= 1) y = (y << 8n) + BigInt(bytes[index]!);
+  y &= (1n << 255n) - 1n;
+  const y2 = (y * y) % P;
+  const x2 = (((y2 - 1n + P) % P) * modPow((D * y2 + 1n) % P, P - 2n)) % P;
+  return x2 === 0n || modPow(x2, (P - 1n) / 2n) === 1n;
+}
+function findKey(wantOnCurve: boolean, seed: string): string {
+  for (let index = 0; ; index += 1) {
+    const bytes = createHash('sha256').update(`${seed}${index}`).digest();
+    bytes[31]! &= 0x7f;
+    if (onCurve(bytes) === wantOnCurve) return base58(bytes);
+  }
+}
+function tronAddress(payload: Uint8Array): string {
+  const checksum = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest().subarray(0, 4);
+  return base58(Uint8Array.from([...payload, ...checksum]));
+}
+
+const SOLANA_WALLET = base58(ed25519.getPublicKey(ed25519.utils.randomPrivateKey()));
+const SOLANA_OTHER = findKey(true, 'other');
+const SOLANA_PDA = findKey(false, 'pda');
+const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const TRON_OTHER = tronAddress(Uint8Array.from([0x41, ...new Array(20).fill(7)]));
+const TRON_BAD_CHECKSUM = `${TRON_USDT.slice(0, -1)}u`;
+
+// SPEC "Shops": GET/PUT /shops/{id}/solana-recipient and /tron-recipient;
+// SPEC "Shop": immutable once set; SPEC "Errors" for the address codes.
+describe('Solana and Tron recipients', () => {
+  let app: TestApp;
+  let owner: Awaited<ReturnType<typeof createOwnerWithShop>>;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  beforeEach(async () => {
+    owner = await createOwnerWithShop(app.context.db);
+  });
+
+  const put = (family: string, address: unknown, token = owner.session.token, shopId = owner.shop.id, key = newIdempotencyKey()) =>
+    app.request({ method: 'PUT', url: `/api/v1/shops/${shopId}/${family}-recipient`, headers: json(authed(token, key)), payload: { address } });
+  const get = (family: string, token = owner.session.token, shopId = owner.shop.id) =>
+    app.request({ method: 'GET', url: `/api/v1/shops/${shopId}/${family}-recipient`, headers: authed(token) });
+  const stored = async () =>
+    app.context.db.selectFrom('shops').select(['solana_recipient', 'tron_recipient']).where('id', '=', owner.shop.id).executeTakeFirstOrThrow();
+
+  async function refused(call: () => Promise<{ statusCode: number; json(): unknown }>) {
+    const before = { shop: await stored(), records: await countRows(app.context.db, 'idempotency_records') };
+    const response = await call();
+    expect({ shop: await stored(), records: await countRows(app.context.db, 'idempotency_records') }).toEqual(before);
+    return { status: response.statusCode, code: errorCode(response) };
+  }
+
+  it('test vectors are what they claim: the independent curve check agrees with real public keys', () => {
+    for (let index = 0; index < 20; index += 1) {
+      expect(onCurve(ed25519.getPublicKey(ed25519.utils.randomPrivateKey()))).toBe(true);
+    }
+    expect(TRON_BAD_CHECKSUM).toHaveLength(34);
+  });
+
+  for (const [family, first, second] of [
+    ['solana', SOLANA_WALLET, SOLANA_OTHER],
+    ['tron', TRON_USDT, TRON_OTHER],
+  ] as const) {
+    it(`${family}: empty until set, then set once; the same again is 200, a different one shop_addresses_immutable`, async () => {
+      expect((await get(family)).json()).toEqual({ address: '' });
+      const set = await put(family, first);
+      expect(set.statusCode).toBe(200);
+      expect(set.json()).toEqual({ address: first });
+      expect((await get(family)).json()).toEqual({ address: first });
+      const shop = await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}`, headers: authed(owner.session.token) });
+      expect(shop.json()[`${family}_recipient`]).toBe(first);
+
+      const again = await put(family, first);
+      expect(again.statusCode).toBe(200);
+      expect(again.json()).toEqual({ address: first });
+      expect(await refused(() => put(family, second))).toEqual({ status: 400, code: 'shop_addresses_immutable' });
+      expect((await get(family)).json()).toEqual({ address: first });
+    });
+
+    it(`${family}: concurrent first settings with different addresses: exactly one wins`, async () => {
+      const sent = [first, second, first, second];
+      const responses = await Promise.all(sent.map((address) => put(family, address)));
+      const winner = (await get(family)).json().address;
+      expect([first, second]).toContain(winner);
+      responses.forEach((response, index) => {
+        if (sent[index] === winner) expect(response.statusCode).toBe(200);
+        else expect(errorCode(response)).toBe('shop_addresses_immutable');
+      });
+    });
+
+    it(`${family}: GET for any key of the shop and any role; PUT for owner sessions only`, async () => {
+      const writeKey = await createApiKey(app.context.db, { id: owner.shop.id, merchantId: owner.merchant.id }, { scopes: ['write'] });
+      expect((await get(family, writeKey.token)).statusCode).toBe(200);
+      const viewer = await member(app.context.db, owner.merchant.id, 'viewer');
+      expect((await get(family, viewer.token)).statusCode).toBe(200);
+      const developer = await member(app.context.db, owner.merchant.id, 'developer');
+      expect(await refused(() => put(family, first, developer.token))).toEqual({ status: 403, code: 'forbidden' });
+      expect(await refused(() => put(family, first, owner.key.token))).toEqual({ status: 403, code: 'forbidden' });
+      const stranger = await createOwnerWithShop(app.context.db);
+      expect(await refused(() => put(family, first, stranger.session.token))).toEqual({ status: 404, code: 'shop_not_found' });
+      expect((await get(family, stranger.key.token)).statusCode).toBe(403);
+      expect(
+        await refused(() =>
+          app.request({
+            method: 'PUT',
+            url: `/api/v1/shops/${owner.shop.id}/${family}-recipient`,
+            headers: json(authed(owner.session.token)),
+            payload: { address: first },
+          }),
+        ),
+      ).toEqual({ status: 400, code: 'idempotency_key_required' });
+    });
+  }
+
+  it('Solana: malformed, wrong length, off-curve (program-derived) and all-zero keys are invalid_solana_address', async () => {
+    for (const address of [
+      '',
+      'abc',
+      SOLANA_PDA,
+      '11111111111111111111111111111111',
+      base58(new Uint8Array(31).fill(9)),
+      base58(new Uint8Array(33).fill(9)),
+      `${SOLANA_WALLET.slice(0, -1)}0`,
+      `${SOLANA_WALLET.slice(0, -1)}l`,
+      ` ${SOLANA_WALLET}`,
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+      TRON_USDT,
+      42,
+      null,
+    ]) {
+      expect(await refused(() => put('solana', address)), String(address)).toEqual({ status: 400, code: 'invalid_solana_address' });
+    }
+  });
+
+  it('Solana: a sandbox shop may set its recipient too', async () => {
+    expect((await put('solana', SOLANA_WALLET)).statusCode).toBe(200);
+  });
+
+  it('Tron: malformed is invalid_tron_address, a mistyped checksum invalid_tron_checksum', async () => {
+    expect(await refused(() => put('tron', TRON_BAD_CHECKSUM))).toEqual({ status: 400, code: 'invalid_tron_checksum' });
+    for (const address of [
+      '',
+      'T',
+      TRON_USDT.slice(0, -1),
+      `${TRON_USDT}1`,
+      `${TRON_USDT.slice(0, -1)}0`,
+      tronAddress(Uint8Array.from([0x42, ...new Array(20).fill(7)])),
+      tronAddress(Uint8Array.from([0x41, ...new Array(20).fill(0)])),
+      base58(Uint8Array.from([0x41, ...new Array(20).fill(7)])),
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+      SOLANA_WALLET,
+      7,
+    ]) {
+      expect(await refused(() => put('tron', address)), String(address)).toEqual({ status: 400, code: 'invalid_tron_address' });
+    }
+  });
+
+  it('works through the legacy /projects alias', async () => {
+    const response = await app.request({
+      method: 'PUT',
+      url: `/api/v1/projects/${owner.shop.id}/tron-recipient`,
+      headers: json(authed(owner.session.token, newIdempotencyKey())),
+      payload: { address: TRON_USDT },
+    });
+    expect(response.statusCode).toBe(200);
+    expect((await get('tron')).json()).toEqual({ address: TRON_USDT });
+  });
+});

@@ -1,0 +1,166 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { appendEvent, type EventType } from '../../src/events/index.js';
+import type { IvoryApp } from '../../src/app.js';
+import { inTransaction } from '../../src/platform/database/database.js';
+import type { Database } from '../../src/platform/database/schema.js';
+import { DeliverWebhooksJob, deliverWebhooksDeps, type DeliverWebhooksOptions } from '../../src/webhooks/index.js';
+import type { HostLookup } from '../../src/webhooks/ssrf.js';
+import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
+
+/** What a loopback receiver got: the raw bytes exactly as they arrived. */
+export interface Received {
+  readonly headers: IncomingMessage['headers'];
+  readonly body: Buffer;
+  readonly at: number;
+}
+
+/**
+ * How the receiver answers one request: a status (and headers), `hang` (never
+ * answers; the sender must time out) or `reset` (drops the connection, as a
+ * receiver that is down).
+ */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
+
+export interface Receiver {
+  readonly url: string;
+  readonly received: Received[];
+  /** Requests that got an answer (or a reset); hung ones stay out until the sender gives up. */
+  completed: number;
+  answer: (request: Received, index: number) => Answer;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 (SPEC tests use real receivers, not mocks). */
+export async function startReceiver(answer: Receiver['answer'] = () => ({ status: 200 })): Promise<Receiver> {
+  const receiver: Receiver = {
+    url: '',
+    received: [],
+    completed: 0,
+    answer,
+    close: async () => {},
+  };
+  const server = createServer((incoming, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const request: Received = { headers: incoming.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const index = receiver.received.push(request) - 1;
+      const reply = receiver.answer(request, index);
+      if (reply === 'hang') {
+        response.on('close', () => (receiver.completed += 1));
+        return;
+      }
+      receiver.completed += 1;
+      if (reply === 'reset') {
+        incoming.socket.destroy();
+        return;
+      }
+      response.writeHead(reply.status, reply.headers ?? {});
+      response.end(reply.body ?? 'ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}/hook`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  });
+}
+
+/** Writes one business event the way domain code does: appendEvent inside a transaction. */
+export async function emitEvent(
+  app: IvoryApp,
+  shopId: string,
+  type: EventType,
+  data: Record<string, unknown> = {},
+  issuanceId?: string,
+): Promise<{ id: string; bytes: string }> {
+  const now = app.context.clock.now();
+  const envelope = await inTransaction(app.context.db, (trx) =>
+    appendEvent(trx, now, { shopId, type, data, ...(issuanceId === undefined ? {} : { issuanceId }) }),
+  );
+  const row = await app.context.db.selectFrom('events').select('envelope').where('id', '=', envelope.id).executeTakeFirstOrThrow();
+  return { id: envelope.id, bytes: row.envelope };
+}
+
+export interface RegisteredEndpoint {
+  readonly id: string;
+  readonly secret: string;
+  readonly url: string;
+}
+
+export async function registerEndpoint(app: TestApp, token: string, shopId: string, url: string, filters: string[]): Promise<RegisteredEndpoint> {
+  const response = await app.request({
+    method: 'POST',
+    url: `/api/v1/shops/${shopId}/webhooks`,
+    headers: authed(token, newIdempotencyKey()),
+    payload: { url, filters },
+  });
+  if (response.statusCode !== 201) throw new Error(`registration failed: ${response.statusCode} ${response.body}`);
+  return response.json() as RegisteredEndpoint;
+}
+
+/**
+ * A delivery worker of its own, with test options: no jitter, and a resolver
+ * that knows no names, so endpoints on example hosts fail at once instead of
+ * waiting on real DNS (loopback receivers are IP literals, never looked up).
+ */
+export function deliveryJob(app: IvoryApp, options: DeliverWebhooksOptions = {}): DeliverWebhooksJob {
+  return new DeliverWebhooksJob(deliverWebhooksDeps(app.context), { random: () => 0.5, lookup: noNames, ...options });
+}
+
+const noNames: HostLookup = async (hostname) => {
+  throw Object.assign(new Error(`ENOTFOUND: ${hostname} (test resolver)`), { code: 'ENOTFOUND' });
+};
+
+/** Runs the worker until a run finds nothing due at the current (manual) time. */
+export async function drainJob(job: DeliverWebhooksJob): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const handled = await job.run();
+    total += handled;
+    if (handled === 0) return total;
+  }
+}
+
+/** The earliest time a pending delivery of the shop is due, if any. */
+export async function nextDue(app: IvoryApp, shopId: string): Promise<Date | undefined> {
+  const row = await app.context.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('due'))
+    .where('status', '=', 'pending')
+    .where('shop_id', '=', shopId)
+    .executeTakeFirst();
+  return row?.due === null || row?.due === undefined ? undefined : new Date(row.due as Date | string);
+}
+
+export async function countRows(app: IvoryApp, table: keyof Database): Promise<number> {
+  const row = await app.context.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function deliveriesOf(app: IvoryApp, eventId: string) {
+  return app.context.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).execute();
+}
+
+/** Waits (real time) until `condition` holds, failing after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export function header(received: Received, name: string): string {
+  const value = received.headers[name.toLowerCase()];
+  if (typeof value !== 'string') throw new Error(`header ${name} missing`);
+  return value;
+}

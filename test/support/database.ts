@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openEmbedded, openPostgres, type DatabaseHandle } from '../../src/platform/database/database.js';
+import { migrate } from '../../src/platform/database/migrate.js';
+import { withDatabase } from '../global-setup.js';
+
+/**
+ * A fresh database for one test file: in-memory PGlite, or with
+ * TEST_DATABASE_URL a PostgreSQL database cloned from the migrated template.
+ */
+export async function freshDatabase(): Promise<DatabaseHandle> {
+  const url = process.env.TEST_DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (url === undefined || url === '' || template === null) {
+    const image = inject('pgliteImage');
+    if (image === null) throw new Error('test/global-setup.ts did not provide a PGlite image');
+    const handle = await openEmbedded(undefined, new Blob([fs.readFileSync(image)]));
+    await migrate(handle.db); // a no-op on the migrated image; keeps the contract explicit
+    return handle;
+  }
+  const name = `ivory_t_${process.ppid}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  const handle = await openPostgres(withDatabase(url, name), 10);
+  return {
+    db: handle.db,
+    kind: 'postgres',
+    close: async () => {
+      await handle.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}
+
+export const usingPostgres = (): boolean => inject('postgresTemplate') !== null;
