@@ -74,6 +74,9 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     },
   });
   await server.register(healthRoutes);
+  for (const module of modules) {
+    if (module.rootRoutes !== undefined) await server.register(async (root) => module.rootRoutes?.(root, context));
+  }
 
   const jobs: Job[] = [];
   await server.register(

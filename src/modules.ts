@@ -1,5 +1,6 @@
 import { catalogueRoutes } from './catalogue/index.js';
-import { issuanceJobs, issuancesRoutes } from './issuances/index.js';
+import { checkoutPageRoutes, checkoutRoutes } from './checkout/index.js';
+import { issuanceJobs, issuancesRoutes, paymentsRoutes } from './issuances/index.js';
 import { keysRoutes } from './keys/index.js';
 import { merchantsRoutes } from './merchants/index.js';
 import { accountsRoutes, resolvePrincipal } from './accounts/index.js';
@@ -13,6 +14,8 @@ import { webhookJobs, webhooksRoutes } from './webhooks/index.js';
 export interface IvoryModule {
   readonly name: string;
   readonly routes?: (api: IvoryServer, context: AppContext) => Promise<void>;
+  /** Routes outside `/api/v1`, on the server root (the hosted payment page). */
+  readonly rootRoutes?: (server: IvoryServer, context: AppContext) => Promise<void>;
   readonly jobs?: (context: AppContext) => Job[];
   /** Exactly one module (accounts) resolves bearer tokens. */
   readonly resolvePrincipal?: (context: AppContext) => PrincipalResolver;
@@ -25,4 +28,6 @@ export const modules: readonly IvoryModule[] = [
   { name: 'keys', routes: keysRoutes },
   { name: 'webhooks', routes: webhooksRoutes, jobs: webhookJobs },
   { name: 'issuances', routes: issuancesRoutes, jobs: issuanceJobs },
+  { name: 'payments', routes: paymentsRoutes },
+  { name: 'checkout', routes: checkoutRoutes, rootRoutes: checkoutPageRoutes },
 ];

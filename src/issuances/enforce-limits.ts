@@ -1,7 +1,7 @@
 import type { NetworkFamily } from '../catalogue/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import { countActiveDepositAddresses, countActiveInvoices, lockMerchantLimits } from './issuances.repository.js';
+import { countActiveDepositAddresses, countActiveInvoices, lockMerchantLimits } from './limits.repository.js';
 import { activeInvoiceLimit, depositAddressLimit } from './limits.js';
 
 /**

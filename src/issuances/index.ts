@@ -18,9 +18,11 @@ export {
   findIssuanceByPublicId,
   listGroupOptions,
 } from './issuances.repository.js';
+export { toGroup, toIssuance, type GroupRow, type IssuanceRow } from './issuances.repository.js';
+export { paymentsRoutes } from './payments.routes.js';
 export { latestConfirmedPayoutTxHash, toPayout, toTransfer } from './ledger.repository.js';
 export { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from './event-data.js';
-export type { Issuance, IssuanceGroup, Payout, Transfer } from './issuance.js';
+export type { Issuance, IssuanceGroup, IssuanceKind, IssuanceStatus, Payout, PayoutStatus, Transfer, TransferDisposition, TransferStatus } from './issuance.js';
 export { AllocateAddressesJob } from './allocate-addresses.job.js';
 export { ExpireInvoicesJob } from './expire-invoices.job.js';
 

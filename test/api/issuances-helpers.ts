@@ -1,4 +1,7 @@
 import { listIssuanceEvents } from '../../src/events/index.js';
+import { newId } from '../../src/platform/crypto.js';
+import type { Role } from '../../src/platform/database/schema.js';
+import { createSession, createUser } from '../support/factories.js';
 import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
 
 /** Networks of the bundled catalogue used by the issuance tests. Base has LEDGER's fee terms 50 / 0.1e18 / 5e18. */
@@ -59,6 +62,8 @@ export async function openInvoice(app: TestApp, token: string, shopId: string, a
 
 /** Simulates a confirmed transfer and answers the simulate response body. */
 export async function pay(app: TestApp, token: string, shopId: string, issuanceId: string, amount: string) {
+  // Transfers a second apart, so that rows ordered by time come back in payment order.
+  app.clock.advance(1_000);
   const response = await simulate(app, token, shopId, { issuance_id: issuanceId, kind: 'transfer.confirmed', amount });
   if (response.statusCode !== 200) throw new Error(`simulate: ${response.statusCode} ${response.body}`);
   return response.json();
@@ -98,4 +103,11 @@ export async function storedCounts(app: TestApp, shopId: string) {
     (await app.context.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('shop_id', '=', shopId).executeTakeFirstOrThrow()).n,
   );
   return { issuances: await count('issuances'), groups: await count('issuance_groups'), transfers: await count('transfers'), payouts: await count('payouts'), events };
+}
+
+/** A signed-in user with a merchant-wide grant of `role`. */
+export async function createGrantedSession(app: TestApp, merchantId: string, role: Role) {
+  const user = await createUser(app.context.db);
+  await app.context.db.insertInto('grants').values({ id: newId(), merchant_id: merchantId, user_id: user.id, role, shop_id: null }).execute();
+  return createSession(app.context.db, user.id);
 }

@@ -6,12 +6,10 @@ import {
   BASE_USDC,
   createInvoice,
   eventsOf,
-  openInvoice,
   pay,
   payoutsOf,
   read,
   simulate,
-  transfersOf,
   usdc,
 } from './issuances-helpers.js';
 

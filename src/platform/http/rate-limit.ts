@@ -23,9 +23,10 @@ function windowOf(now: Date): number {
   return Math.floor(now.getTime() / 60_000);
 }
 
-function decide(limits: RateLimits, total: number, writes: number): RateLimitDecision {
+function decide(limits: RateLimits, total: number, writes: number, isWrite: boolean): RateLimitDecision {
   const overTotal = limits.perMinute > 0 && total > limits.perMinute;
-  const overWrites = limits.writesPerMinute > 0 && writes > limits.writesPerMinute;
+  // A GET is never refused for the writes already made, only for the total.
+  const overWrites = isWrite && limits.writesPerMinute > 0 && writes > limits.writesPerMinute;
   return { allowed: !overTotal && !overWrites };
 }
 
@@ -53,7 +54,7 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     count.total += 1;
     if (isWrite) count.writes += 1;
-    return decide(this.#limits, count.total, count.writes);
+    return decide(this.#limits, count.total, count.writes, isWrite);
   }
 
   async close(): Promise<void> {}
@@ -77,7 +78,7 @@ export class RedisRateLimiter implements RateLimiter {
     const results = (await pipeline.exec()) ?? [];
     const total = Number(results[0]?.[1] ?? 0);
     const writes = isWrite ? Number(results[2]?.[1] ?? 0) : 0;
-    return decide(this.#limits, total, writes);
+    return decide(this.#limits, total, writes, isWrite);
   }
 
   async close(): Promise<void> {

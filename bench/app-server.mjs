@@ -1,0 +1,178 @@
+/* global process */
+// The real app for the benchmark, built from dist/ exactly as `ivory serve`
+// builds it, in a child process of bench/run.mjs so that the load generator
+// never shares an event loop with the server it measures.
+//
+// IPC protocol (parent → child → parent):
+//   start                                  → { type: 'ready', url, kind, shopId, apiKey, publicId, invoiceBody }
+//   { type: 'start-jobs' }                 → { type: 'jobs-started', url }   (rebuilt with runJobs: true)
+//   { type: 'write-events', count, batch } → { type: 'events-written', firstCommitAt, lastCommitAt }
+//   { type: 'stop' }                       → exits
+// Any failure answers { type: 'error', message } instead.
+import { buildApp } from '../dist/app.js';
+import { appendEvent } from '../dist/events/index.js';
+import { loadConfig } from '../dist/platform/config.js';
+import { newId, newToken, sha256Hex } from '../dist/platform/crypto.js';
+import { inTransaction, openEmbedded, openPostgres } from '../dist/platform/database/database.js';
+
+/** A sandbox invoice on Base USDC, the network the issuance tests use. */
+const INVOICE_BODY = { chain_id: 8453, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '1000000' };
+const BENCH_SECRET_KEY = 'be'.repeat(32);
+
+const config = loadConfig({
+  HOST: '127.0.0.1',
+  PORT: '0',
+  RATE_LIMIT_PER_MINUTE: '0',
+  RATE_LIMIT_WRITES_PER_MINUTE: '0',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'silent',
+  SECRET_KEY: BENCH_SECRET_KEY,
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATA_DIR: process.env.BENCH_APP_DIR }),
+});
+
+// Opened here rather than by buildApp, so that the app can be rebuilt with its
+// jobs running (webhook section) on the same storage.
+const database = config.databaseUrl === undefined ? await openEmbedded(config.dataDir) : await openPostgres(config.databaseUrl);
+
+let app = await buildApp({ config, database, runJobs: false });
+let url = await listen(app);
+const seeded = await seed(app);
+
+process.on('disconnect', () => void stop());
+process.on('SIGTERM', () => void stop());
+process.on('message', (message) => void handle(message));
+process.send?.({ type: 'ready', url, kind: database.kind, invoiceBody: INVOICE_BODY, ...seeded });
+
+async function handle(message) {
+  try {
+    switch (message?.type) {
+      case 'start-jobs':
+        // The invoice bench left address allocations pending; work them off
+        // first so that they do not compete with webhook delivery.
+        await drainAll(app);
+        await app.close();
+        app = await buildApp({ config, database, runJobs: true });
+        url = await listen(app);
+        process.send?.({ type: 'jobs-started', url });
+        return;
+      case 'write-events':
+        process.send?.({ type: 'events-written', ...(await writeEvents(app, seeded.shopId, message.count, message.batch)) });
+        return;
+      case 'stop':
+        await stop();
+        return;
+    }
+  } catch (error) {
+    process.send?.({ type: 'error', message: error instanceof Error ? `${error.message}\n${error.stack}` : String(error) });
+  }
+}
+
+async function listen(current) {
+  await current.server.listen({ host: config.host, port: 0 });
+  return `http://127.0.0.1:${current.server.server.address().port}`;
+}
+
+/**
+ * The test factories' rows (user, merchant with owner grant, sandbox shop,
+ * read+write API key), then one invoice through the HTTP API whose address is
+ * allocated, for the checkout route. The merchant's active-invoice limit is
+ * raised as the operator API would, since the invoice bench creates thousands.
+ */
+async function seed(current) {
+  const { db } = current.context;
+  const userId = newId();
+  const merchantId = newId();
+  const shopId = newId();
+  const apiKey = newToken('ivk_');
+  await db.insertInto('users').values({ id: userId, onboarded_at: new Date(), blocked_at: null, blocked_reason: null }).execute();
+  await db
+    .insertInto('merchants')
+    .values({ id: merchantId, name: 'Bench merchant', active_invoice_limit: 1_000_000_000, deposit_address_limits: null })
+    .execute();
+  await db.insertInto('grants').values({ id: newId(), merchant_id: merchantId, user_id: userId, role: 'owner', shop_id: null }).execute();
+  await db
+    .insertInto('shops')
+    .values({
+      id: shopId,
+      merchant_id: merchantId,
+      name: 'Bench shop',
+      sandbox: true,
+      recipient: '0x000000000000000000000000000000000000dEaD',
+      delegate: null,
+      solana_recipient: null,
+      tron_recipient: null,
+      branding_name: null,
+      branding_logo_asset_id: null,
+    })
+    .execute();
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: newId(),
+      shop_id: shopId,
+      merchant_id: merchantId,
+      name: 'bench key',
+      token_hash: sha256Hex(apiKey),
+      token_prefix: apiKey.slice(0, 12),
+      scopes: JSON.stringify(['read', 'write']),
+      allowed_ips: JSON.stringify([]),
+      enabled: true,
+    })
+    .execute();
+
+  const created = await current.server.inject({
+    method: 'POST',
+    url: `/api/v1/shops/${shopId}/invoices`,
+    headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': `bench-seed-${newId()}` },
+    payload: INVOICE_BODY,
+  });
+  if (created.statusCode !== 202) throw new Error(`seeding an invoice answered ${created.statusCode} ${created.body}`);
+  await current.jobs.drain();
+  return { shopId, apiKey, publicId: created.json().public_id ?? null };
+}
+
+/**
+ * `count` business events for the shop through the outbox (appendEvent, which
+ * fans out deliveries in the same transaction), `batch` per transaction.
+ */
+async function writeEvents(current, shopId, count, batch) {
+  const { db, clock } = current.context;
+  let firstCommitAt;
+  let lastCommitAt;
+  for (let written = 0; written < count; written += batch) {
+    const size = Math.min(batch, count - written);
+    await inTransaction(db, async (trx) => {
+      for (let index = 0; index < size; index += 1) {
+        await appendEvent(trx, clock.now(), {
+          shopId,
+          type: 'invoice.closed',
+          data: { issuance_id: newId(), shop_id: shopId, external_id: null, type: 'invoice', bench_sequence: written + index },
+        });
+      }
+    });
+    lastCommitAt = Date.now();
+    firstCommitAt ??= lastCommitAt;
+  }
+  return { firstCommitAt, lastCommitAt };
+}
+
+async function drainAll(current) {
+  for (;;) {
+    try {
+      await current.jobs.drain();
+      return;
+    } catch (error) {
+      // drain() gives up after 100 rounds of bounded batches; thousands of rows need more.
+      if (!(error instanceof Error) || !error.message.includes('did not drain')) throw error;
+    }
+  }
+}
+
+async function stop() {
+  try {
+    await app.close();
+    await database.close();
+  } finally {
+    process.exit(0);
+  }
+}

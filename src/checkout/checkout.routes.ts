@@ -1,0 +1,121 @@
+import { Type, type Static } from 'typebox';
+import type { PublicNetwork } from '../catalogue/index.js';
+import type { AppContext } from '../platform/context.js';
+import { PUBLIC } from '../platform/http/principal.js';
+import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
+import type { Checkout, CheckoutGroup, CheckoutUrls } from './checkout.js';
+import { getCheckout } from './get-checkout.js';
+
+/**
+ * Response schemas: Fastify compiles them into a serializer (GET /checkout is a
+ * hot public path), which also guarantees nothing outside SPEC's field lists
+ * ever leaves. Nullable values use a type list rather than anyOf, which the
+ * serializer handles without running a validator per value.
+ */
+const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
+
+/** SPEC "Network", as GET /networks serializes it. */
+const NetworkSchema = Type.Object({
+  chain_id: Type.Integer(),
+  name: Type.String(),
+  native_symbol: Type.String(),
+  explorer_url: Type.String(),
+  main_factory: Type.String(),
+  invoice_factory: Type.String(),
+  start_block: Type.Integer(),
+  tokens: Type.Array(
+    Type.Object({
+      address: Type.String(),
+      symbol: Type.String(),
+      decimals: Type.Integer(),
+      status: Type.Optional(Type.Literal('ready')),
+      icon_url: Type.Optional(Type.String()),
+    }),
+  ),
+  minimum_payment: Type.String(),
+  family: Type.String(),
+});
+// Compile-time guard: the schema must keep every field of the catalogue's public record.
+const _networkFits: (network: PublicNetwork) => Static<typeof NetworkSchema> = (network) => ({ ...network, tokens: [...network.tokens] });
+
+const BrandingSchema = Type.Object({ name: Type.String(), logo_url: Type.Optional(Type.String()) });
+
+const optionProperties = {
+  public_id: Type.String(),
+  shop_id: Type.String(),
+  kind: Type.String(),
+  family: Type.String(),
+  chain_id: Type.Integer(),
+  token: Type.String(),
+  token_decimals: Type.Integer(),
+  network: NetworkSchema,
+  amount: Type.String(),
+  address: Type.String(),
+  status: Type.String(),
+  cancelled_at: NullableString,
+  disabled_at: NullableString,
+  expires_at: NullableString,
+  description: Type.String(),
+  return_url: Type.String(),
+  branding: BrandingSchema,
+  merchant_name: Type.String(),
+  sandbox: Type.Boolean(),
+  tx_hash: Type.String(),
+  received: Type.String(),
+};
+
+/** SPEC "Checkout". */
+const CheckoutSchema = Type.Object({ ...optionProperties, payment_url: Type.String() });
+
+/** SPEC "Checkout group": options are complete Checkouts without payment_url. */
+const CheckoutGroupSchema = Type.Object({
+  group: Type.Literal(true),
+  public_id: Type.String(),
+  shop_id: Type.String(),
+  kind: Type.String(),
+  amount: Type.String(),
+  status: Type.String(),
+  cancelled_at: NullableString,
+  disabled_at: NullableString,
+  expires_at: NullableString,
+  description: Type.String(),
+  return_url: Type.String(),
+  branding: BrandingSchema,
+  merchant_name: Type.String(),
+  sandbox: Type.Boolean(),
+  paid_public_id: NullableString,
+  payment_url: Type.String(),
+  options: Type.Array(Type.Object(optionProperties)),
+});
+
+/**
+ * One of the two, told apart by `group` with if/then/else: the serializer
+ * tests only that one property, where anyOf would validate whole objects.
+ */
+const CheckoutResponseSchema = Type.Unsafe<Checkout | CheckoutGroup>({
+  type: 'object',
+  if: { type: 'object', properties: { group: { const: true } }, required: ['group'] },
+  then: CheckoutGroupSchema,
+  else: CheckoutSchema,
+});
+
+const Params = Type.Object({ public_id: Type.String() });
+
+export function checkoutUrls(context: AppContext): CheckoutUrls {
+  return { payUrl: context.config.payUrl, baseUrl: `${context.config.publicUrl}${API_PREFIX}` };
+}
+
+/** SPEC "Public": GET /checkout/{public_id}, no credentials. */
+export async function checkoutRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  const deps = { catalogue: context.catalogue, urls: checkoutUrls(context) };
+  api.get(
+    '/checkout/:public_id',
+    { schema: { params: Params, response: { 200: CheckoutResponseSchema } }, config: { auth: PUBLIC } },
+    async (request, reply) => {
+      const found = await getCheckout(context.db, deps, request.params.public_id);
+      // Status moves with every transfer: never let a cache answer for us.
+      void reply.header('Cache-Control', 'no-store');
+      return found.view;
+    },
+  );
+}

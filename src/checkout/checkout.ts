@@ -1,0 +1,234 @@
+import type { Catalogue, PublicNetwork } from '../catalogue/index.js';
+import type { Issuance, IssuanceGroup, IssuanceStatus } from '../issuances/index.js';
+import { groupStatus } from '../issuances/index.js';
+
+/**
+ * The public checkout view (SPEC "Checkout", "Checkout group"): pure builders
+ * from issuance records to what GET /checkout/{public_id} answers and what the
+ * hosted page renders. No I/O here.
+ */
+
+export interface Branding {
+  name: string;
+  logo_url?: string;
+}
+
+/** SPEC "Checkout" without `payment_url`: the shape of a group's option. */
+export interface CheckoutOption {
+  public_id: string;
+  shop_id: string;
+  kind: 'invoice' | 'deposit';
+  family: string;
+  chain_id: number;
+  token: string;
+  token_decimals: number;
+  network: PublicNetwork;
+  amount: string;
+  address: string;
+  status: IssuanceStatus;
+  cancelled_at: string | null;
+  disabled_at: string | null;
+  /** SPEC types it "timestamp"; deposits never expire (SPEC "Deposits"), so theirs is null. */
+  expires_at: string | null;
+  description: string;
+  return_url: string;
+  branding: Branding;
+  merchant_name: string;
+  sandbox: boolean;
+  tx_hash: string;
+  received: string;
+}
+
+export interface Checkout extends CheckoutOption {
+  payment_url: string;
+}
+
+export interface CheckoutGroup {
+  group: true;
+  public_id: string;
+  shop_id: string;
+  kind: 'invoice' | 'deposit';
+  /** The group's decimal token amount (SPEC), "0" for deposit groups (see `amountOf`). */
+  amount: string;
+  status: IssuanceStatus;
+  cancelled_at: string | null;
+  disabled_at: string | null;
+  expires_at: string | null;
+  description: string;
+  return_url: string;
+  branding: Branding;
+  merchant_name: string;
+  sandbox: boolean;
+  paid_public_id: string | null;
+  payment_url: string;
+  options: CheckoutOption[];
+}
+
+/** What the shop and merchant contribute to every checkout of the shop. */
+export interface CheckoutOwner {
+  readonly shopName: string;
+  readonly brandingName: string | null;
+  readonly brandingLogoAssetId: string | null;
+  readonly merchantName: string;
+}
+
+export interface CheckoutUrls {
+  /** `{pay_url}`: `payment_url` is this + `/` + public_id. */
+  readonly payUrl: string;
+  /** `{base_url}`: branding logos are served at `/assets/{id}` under it. */
+  readonly baseUrl: string;
+}
+
+const iso = (value: Date | null) => (value === null ? null : value.toISOString());
+
+export function checkoutPaymentUrl(payUrl: string, publicId: string): string {
+  return `${payUrl}/${publicId}`;
+}
+
+export function brandingOf(owner: CheckoutOwner, baseUrl: string): Branding {
+  const name = owner.brandingName ?? owner.shopName;
+  return owner.brandingLogoAssetId === null ? { name } : { name, logo_url: `${baseUrl}/assets/${owner.brandingLogoAssetId}` };
+}
+
+/**
+ * SPEC types `amount` as a base-unit integer string on every Checkout, but a
+ * deposit has no fixed amount: "0" keeps the type a client parses (never null)
+ * and reads as "any amount", which `kind: deposit` already says.
+ */
+function amountOf(amount: bigint | null): string {
+  return amount === null ? '0' : amount.toString();
+}
+
+/**
+ * The SPEC "Network" record of the option's chain: the public catalogue entry.
+ * A network disabled since the issuance was made is no longer public, but its
+ * open checkouts must still render: the entry is then built the same way from
+ * the full catalogue, and a chain gone from the catalogue altogether gets a
+ * bare record (the page then shows the chain id).
+ */
+export function networkRecord(catalogue: Catalogue, chainId: number): PublicNetwork {
+  const listed = catalogue.publicNetworks().find((network) => network.chain_id === chainId);
+  if (listed !== undefined) return listed;
+  const network = catalogue.network(chainId);
+  if (network === undefined) {
+    return {
+      chain_id: chainId,
+      name: `Chain ${chainId}`,
+      native_symbol: '',
+      explorer_url: '',
+      main_factory: '',
+      invoice_factory: '',
+      start_block: 0,
+      tokens: [],
+      minimum_payment: '0',
+      family: 'evm',
+    };
+  }
+  return {
+    chain_id: network.chainId,
+    name: network.name,
+    native_symbol: network.nativeSymbol,
+    explorer_url: network.explorerUrl,
+    main_factory: network.mainFactory,
+    invoice_factory: network.invoiceFactory,
+    start_block: network.startBlock,
+    tokens: network.tokens.map((token) => ({
+      address: token.address,
+      symbol: token.symbol,
+      decimals: token.decimals,
+      ...(token.ready ? { status: 'ready' as const } : {}),
+    })),
+    minimum_payment: network.minimumPayment,
+    family: network.family,
+  };
+}
+
+export function checkoutOption(
+  issuance: Issuance,
+  extra: { readonly txHash: string | null; readonly network: PublicNetwork; readonly branding: Branding; readonly merchantName: string },
+): CheckoutOption {
+  return {
+    public_id: issuance.publicId,
+    shop_id: issuance.shopId,
+    kind: issuance.kind,
+    family: issuance.family,
+    chain_id: issuance.chainId,
+    token: issuance.token,
+    token_decimals: issuance.tokenDecimals,
+    network: extra.network,
+    amount: amountOf(issuance.amount),
+    // SPEC allows "empty or null" until allocated; always a string is simpler to consume.
+    address: issuance.address ?? '',
+    status: issuance.status,
+    cancelled_at: iso(issuance.cancelledAt),
+    disabled_at: iso(issuance.disabledAt),
+    expires_at: iso(issuance.expiresAt),
+    description: issuance.description ?? '',
+    return_url: issuance.returnUrl ?? '',
+    branding: extra.branding,
+    merchant_name: extra.merchantName,
+    sandbox: issuance.sandbox,
+    tx_hash: extra.txHash ?? '',
+    received: issuance.received.toString(),
+  };
+}
+
+export function checkoutView(option: CheckoutOption, payUrl: string): Checkout {
+  return { ...option, payment_url: checkoutPaymentUrl(payUrl, option.public_id) };
+}
+
+export function checkoutGroupView(
+  group: IssuanceGroup,
+  options: readonly Issuance[],
+  optionViews: CheckoutOption[],
+  extra: { readonly branding: Branding; readonly merchantName: string; readonly payUrl: string },
+): CheckoutGroup {
+  const paid = options.find((option) => option.id === group.paidIssuanceId);
+  return {
+    group: true,
+    public_id: group.publicId,
+    shop_id: group.shopId,
+    kind: group.kind,
+    amount: group.amount ?? '0',
+    status: groupStatus(group, options),
+    cancelled_at: iso(group.cancelledAt),
+    disabled_at: iso(group.disabledAt),
+    expires_at: iso(group.expiresAt),
+    description: group.description ?? '',
+    return_url: group.returnUrl ?? '',
+    branding: extra.branding,
+    merchant_name: extra.merchantName,
+    sandbox: group.sandbox,
+    paid_public_id: paid?.publicId ?? null,
+    payment_url: checkoutPaymentUrl(extra.payUrl, group.publicId),
+    options: optionViews,
+  };
+}
+
+/**
+ * Whether the hosted page may still ask for money, and why not. LEDGER
+ * "Cancellation": a cancelled invoice is never shown as payable again, even
+ * if funds arrive later; a paused deposit, a paid or settled invoice, an
+ * invoice past `expires_at` (before the expiry worker got to it) and an
+ * option of a group already paid through another option are closed too.
+ */
+export type CheckoutPhase = 'preparing' | 'payable' | 'paid' | 'cancelled' | 'expired' | 'paused' | 'review';
+
+export function checkoutPhase(
+  view: {
+    readonly kind: 'invoice' | 'deposit';
+    readonly status: IssuanceStatus;
+    readonly cancelled_at: string | null;
+    readonly disabled_at: string | null;
+    readonly expires_at: string | null;
+  },
+  now: Date,
+  paidElsewhere = false,
+): CheckoutPhase {
+  if (view.cancelled_at !== null) return 'cancelled';
+  if (view.disabled_at !== null) return 'paused';
+  if (view.status === 'reconciling') return 'review';
+  if (view.kind === 'invoice' && (view.status === 'funded' || view.status === 'settled' || paidElsewhere)) return 'paid';
+  if (view.kind === 'invoice' && view.expires_at !== null && new Date(view.expires_at).getTime() <= now.getTime()) return 'expired';
+  return view.status === 'registering' ? 'preparing' : 'payable';
+}

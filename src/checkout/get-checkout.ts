@@ -1,0 +1,92 @@
+import type { Catalogue, PublicNetwork } from '../catalogue/index.js';
+import type { Executor } from '../platform/database/database.js';
+import { IvoryError } from '../platform/errors.js';
+import {
+  brandingOf,
+  checkoutGroupView,
+  checkoutOption,
+  checkoutView,
+  networkRecord,
+  type Checkout,
+  type CheckoutGroup,
+  type CheckoutUrls,
+} from './checkout.js';
+import { findGroupForCheckout, findIssuanceForCheckout } from './checkout.repository.js';
+
+/** A checkout as found: the public view, plus what only the hosted page needs. */
+export type FoundCheckout =
+  | { readonly type: 'single'; readonly view: Checkout; readonly paidElsewhere: boolean }
+  | { readonly type: 'group'; readonly view: CheckoutGroup };
+
+/** Public ids are 16 base64url characters (issuances `newPublicId`); room is left for longer ones. */
+const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * GET /checkout/{public_id}: an issuance's checkout, an option's when the id
+ * is an option's, or the group's with every option. An unknown id is 400
+ * `not_found` (SPEC "Public"); an id that cannot be a public id is refused
+ * the same way without a query.
+ */
+export async function getCheckout(
+  executor: Executor,
+  deps: { readonly catalogue: Catalogue; readonly urls: CheckoutUrls },
+  publicId: string,
+): Promise<FoundCheckout> {
+  const found = await findCheckout(executor, deps, publicId);
+  if (found === undefined) throw new IvoryError('not_found', undefined, 400);
+  return found;
+}
+
+/** As `getCheckout`, but an unknown id is `undefined` (the hosted page answers it with a 404 page). */
+export async function findCheckout(
+  executor: Executor,
+  deps: { readonly catalogue: Catalogue; readonly urls: CheckoutUrls },
+  publicId: string,
+): Promise<FoundCheckout | undefined> {
+  if (!PUBLIC_ID.test(publicId)) return undefined;
+  const { catalogue, urls } = deps;
+
+  // Invoices are the common case, so the issuance is looked up first.
+  const single = await findIssuanceForCheckout(executor, publicId);
+  if (single !== undefined) {
+    const option = checkoutOption(single.issuance, {
+      txHash: single.txHash,
+      network: networkOf(catalogue, single.issuance.chainId),
+      branding: brandingOf(single.owner, urls.baseUrl),
+      merchantName: single.owner.merchantName,
+    });
+    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere };
+  }
+
+  const grouped = await findGroupForCheckout(executor, publicId);
+  if (grouped === undefined) return undefined;
+  const branding = brandingOf(grouped.owner, urls.baseUrl);
+  const merchantName = grouped.owner.merchantName;
+  const optionViews = grouped.options.map(({ issuance, txHash }) =>
+    checkoutOption(issuance, { txHash, network: networkOf(catalogue, issuance.chainId), branding, merchantName }),
+  );
+  const view = checkoutGroupView(
+    grouped.group,
+    grouped.options.map(({ issuance }) => issuance),
+    optionViews,
+    { branding, merchantName, payUrl: urls.payUrl },
+  );
+  return { type: 'group', view };
+}
+
+const networkCache = new WeakMap<Catalogue, Map<number, PublicNetwork>>();
+
+/** The catalogue is frozen at load, so each chain's record is looked up once per catalogue. */
+function networkOf(catalogue: Catalogue, chainId: number): PublicNetwork {
+  let byChain = networkCache.get(catalogue);
+  if (byChain === undefined) {
+    byChain = new Map();
+    networkCache.set(catalogue, byChain);
+  }
+  let record = byChain.get(chainId);
+  if (record === undefined) {
+    record = networkRecord(catalogue, chainId);
+    byChain.set(chainId, record);
+  }
+  return record;
+}

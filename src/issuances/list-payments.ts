@@ -1,0 +1,112 @@
+import { formatDecimal } from '../money/index.js';
+import type { Executor } from '../platform/database/database.js';
+import { IvoryError } from '../platform/errors.js';
+import { listShopPayments, type PaymentKey, type PaymentRecord, type PaymentType } from './payments.repository.js';
+
+/** One row of GET /shops/{id}/payments (SPEC: "Response shape: n/s"; ours). */
+export interface PaymentView {
+  id: string;
+  type: PaymentType;
+  issuance_id: string;
+  public_id: string;
+  chain_id: number;
+  token: string;
+  token_decimals: number;
+  /** Base units: a transfer's amount, a payout's gross. */
+  amount: string;
+  amount_decimal: string;
+  status: string;
+  /** Transfers: credited, overpayment, late or duplicate (null until confirmed); payouts: null. */
+  disposition: string | null;
+  tx_hash: string | null;
+  /** Payouts only, base units; null on transfers. */
+  fee: string | null;
+  to_recipient: string | null;
+  to_operator: string | null;
+  created_at: string;
+}
+
+export interface PaymentPage {
+  data: PaymentView[];
+  next_cursor: string | null;
+}
+
+export const DEFAULT_PAYMENTS_PAGE = 50;
+export const MAX_PAYMENTS_PAGE = 100;
+
+/**
+ * GET /shops/{id}/payments: the shop's incoming transfers and payouts, newest
+ * first, by keyset on (created_at, id) so pages stay stable while payments
+ * arrive. The caller has already checked read access to `shopId`.
+ */
+export async function listPayments(
+  executor: Executor,
+  shopId: string,
+  query: { readonly limit?: string | undefined; readonly cursor?: string | undefined },
+): Promise<PaymentPage> {
+  const limit = parseLimit(query.limit);
+  const after = query.cursor === undefined ? undefined : decodePaymentCursor(query.cursor);
+  // One row more than the page tells whether another page follows.
+  const rows = await listShopPayments(executor, shopId, { order: 'newest', after, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(paymentView),
+    next_cursor: rows.length > limit && last !== undefined ? encodePaymentCursor(last) : null,
+  };
+}
+
+export function paymentView(record: PaymentRecord): PaymentView {
+  return {
+    id: record.id,
+    type: record.type,
+    issuance_id: record.issuanceId,
+    public_id: record.publicId,
+    chain_id: record.chainId,
+    token: record.token,
+    token_decimals: record.tokenDecimals,
+    amount: record.amount.toString(),
+    amount_decimal: formatDecimal(record.amount, record.tokenDecimals),
+    status: record.status,
+    disposition: record.disposition,
+    tx_hash: record.txHash,
+    fee: record.fee?.toString() ?? null,
+    to_recipient: record.toRecipient?.toString() ?? null,
+    to_operator: record.toOperator?.toString() ?? null,
+    created_at: record.createdAt.toISOString(),
+  };
+}
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PAYMENTS_PAGE;
+  if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAYMENTS_PAGE) {
+    throw new IvoryError('invalid_request', { field: 'limit', minimum: 1, maximum: MAX_PAYMENTS_PAGE });
+  }
+  return Number(value);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Opaque to clients: base64url of `[created_at ISO, id]` of the last row
+ * shown. Timestamps are written from the application clock (milliseconds),
+ * so the ISO form loses nothing of the stored value.
+ */
+export function encodePaymentCursor(key: PaymentKey): string {
+  return Buffer.from(JSON.stringify([key.createdAt.toISOString(), key.id]), 'utf8').toString('base64url');
+}
+
+export function decodePaymentCursor(cursor: string): PaymentKey {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new IvoryError('invalid_cursor');
+  }
+  if (!Array.isArray(parts) || parts.length !== 2) throw new IvoryError('invalid_cursor');
+  const [createdAt, id] = parts as unknown[];
+  if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id)) throw new IvoryError('invalid_cursor');
+  const time = new Date(createdAt);
+  if (Number.isNaN(time.getTime())) throw new IvoryError('invalid_cursor');
+  return { createdAt: time, id };
+}

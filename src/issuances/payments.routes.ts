@@ -1,0 +1,70 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { requireShopAccess } from '../merchants/index.js';
+import type { AppContext } from '../platform/context.js';
+import { IvoryError } from '../platform/errors.js';
+import { SESSION_OR_READ_KEY, type Principal } from '../platform/http/principal.js';
+import type { IvoryServer } from '../platform/http/server.js';
+import { exportPaymentsCsv } from './export-payments-csv.js';
+import { listPayments } from './list-payments.js';
+
+const ShopParams = Type.Object({ shop_id: Type.String() });
+// Query values arrive as text (no coercion): parsed, and refused with their own codes, by the use case.
+const PaymentsQuery = Type.Object({ limit: Type.Optional(Type.String()), cursor: Type.Optional(Type.String()) });
+
+const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
+const PaymentSchema = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  issuance_id: Type.String(),
+  public_id: Type.String(),
+  chain_id: Type.Integer(),
+  token: Type.String(),
+  token_decimals: Type.Integer(),
+  amount: Type.String(),
+  amount_decimal: Type.String(),
+  status: Type.String(),
+  disposition: NullableString,
+  tx_hash: NullableString,
+  fee: NullableString,
+  to_recipient: NullableString,
+  to_operator: NullableString,
+  created_at: Type.String(),
+});
+const PaymentPageSchema = Type.Object({ data: Type.Array(PaymentSchema), next_cursor: NullableString });
+
+/**
+ * SPEC "Shops": GET /shops/{id}/payments and GET /shops/{id}/export.csv.
+ * Both read the shop's history: a session with read access or a `read` key.
+ */
+export async function paymentsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  const { db, catalogue } = context;
+
+  api.get(
+    '/shops/:shop_id/payments',
+    { schema: { params: ShopParams, querystring: PaymentsQuery, response: { 200: PaymentPageSchema } }, config: { auth: SESSION_OR_READ_KEY } },
+    async (request) => {
+      const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      return listPayments(db, access.shop.id, request.query);
+    },
+  );
+
+  api.get(
+    '/shops/:shop_id/export.csv',
+    { schema: { params: ShopParams }, config: { auth: SESSION_OR_READ_KEY } },
+    async (request, reply) => {
+      // Access is decided before the first byte: a refusal is still a JSON error, never a broken download.
+      const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      return reply
+        .header('Content-Type', 'text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="${access.shop.id}-payments.csv"`)
+        .header('Cache-Control', 'no-store')
+        .send(exportPaymentsCsv(db, catalogue, access.shop.id));
+    },
+  );
+}
+
+function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new IvoryError('unauthorized');
+  return request.principal;
+}
