@@ -7,7 +7,7 @@ import type { Job } from '../platform/jobs.js';
 import { recordFinishedAttempts } from './record-attempts.js';
 import { sendAttempt, type AttemptSettings, type SentAttempt } from './send-attempt.js';
 import { createGuardedDispatcher, type HostLookup } from './ssrf.js';
-import { claimDueDeliveries, type ClaimedDelivery } from './webhooks.repository.js';
+import { claimDueDeliveries, type ClaimedDelivery } from './webhook-delivery.repository.js';
 
 export interface DeliverWebhooksDeps {
   readonly db: Db;
@@ -136,7 +136,24 @@ export class DeliverWebhooksJob implements Job {
     let lastClaimEmpty = false;
     let claimedInRun = 0;
     let recorded = 0;
-    let wake: () => void = () => {};
+    // Set by every finished attempt or record; the loop waits only when
+    // nothing happened since it last looked.
+    let signalled = false;
+    let resolveWait: () => void = () => {};
+    const wake = (): void => {
+      signalled = true;
+      resolveWait();
+    };
+
+    // An endpoint that answered 410 or was just disabled gets nothing more from
+    // this run; what was claimed for it is failed by the disabling transaction.
+    const dropQueued = (endpointId: string): void => {
+      for (let index = queue.length - 1; index >= 0; index -= 1) {
+        if (queue[index]?.endpointId !== endpointId) continue;
+        queue.splice(index, 1);
+        heldByEndpoint.add(endpointId, -1);
+      }
+    };
 
     const dispatch = (): void => {
       for (let index = 0; index < queue.length && inFlight.size < this.#maxInFlight; ) {
@@ -153,40 +170,58 @@ export class DeliverWebhooksJob implements Job {
           inFlight.delete(sending);
           inFlightByEndpoint.add(claimed.endpointId, -1);
           heldByEndpoint.add(claimed.endpointId, -1);
+          if (sent.gone) dropQueued(claimed.endpointId);
           wake();
         });
         inFlight.add(sending);
       }
     };
 
+    // Recording runs beside claiming and sending (one batch at a time), so the
+    // two transactions overlap on a pool of connections.
+    let recording: Promise<void> | undefined;
+    let recordFailure: { error: unknown } | undefined;
+    const startRecording = (): void => {
+      const batch = finished.splice(0);
+      recording = this.#record(batch)
+        .then(
+          (disabled) => {
+            for (const endpointId of disabled) dropQueued(endpointId);
+            recorded += batch.length;
+          },
+          (error: unknown) => {
+            recordFailure ??= { error };
+          },
+        )
+        .finally(() => {
+          recording = undefined;
+          wake();
+        });
+    };
+
     try {
       for (;;) {
+        signalled = false;
+        if (recordFailure !== undefined) throw recordFailure.error;
         dispatch();
         const now = performance.now();
         if (
+          recording === undefined &&
           finished.length > 0 &&
           (finished.length >= this.#maxInFlight || inFlight.size === 0 || now - firstFinishedAt >= this.#flushMs)
         ) {
-          const batch = finished.splice(0);
-          const T = performance.now();
-          await this.#record(batch);
-          const g = ((globalThis as any).__wh ??= { record: 0, claim: 0, recN: 0, claimN: 0, batch: 0, claimed: 0, lat: 0 });
-          g.record += performance.now() - T; g.recN += 1; g.batch += batch.length; for (const b of batch) g.lat += b.finished.latencyMs;
-          recorded += batch.length;
-          continue;
+          startRecording();
         }
 
         const held = queue.length + inFlight.size;
+        const busy = held > 0 || finished.length > 0 || recording !== undefined;
         const room = Math.min(this.#maxHeld - held, this.#maxPerRun - claimedInRun);
         // Claim in batches (one claim costs about the same for one row as for
         // many), at once when nothing is held, and otherwise at least every
         // pollMs, so that newly due work never waits behind slow attempts.
         const pollDue = now - lastClaimAt >= this.#pollMs;
         if (room > 0 && (held === 0 || pollDue || (room >= this.#maxInFlight && !lastClaimEmpty))) {
-          const T2 = performance.now();
           const claimed = await this.#claim(room, heldByEndpoint);
-          const g2 = ((globalThis as any).__wh ??= { record: 0, claim: 0, recN: 0, claimN: 0, batch: 0, claimed: 0, lat: 0 });
-          g2.claim += performance.now() - T2; g2.claimN += 1; g2.claimed += claimed.length;
           lastClaimAt = performance.now();
           lastClaimEmpty = claimed.length === 0;
           claimedInRun += claimed.length;
@@ -195,16 +230,16 @@ export class DeliverWebhooksJob implements Job {
             heldByEndpoint.add(delivery.endpointId, 1);
           }
           if (claimed.length > 0) continue;
-          if (held === 0 && finished.length === 0) break;
-        } else if (held === 0 && finished.length === 0) {
-          break;
         }
+        // Nothing held, nothing to record and the claim found nothing: done.
+        if (!busy) break;
 
-        // Wait for an attempt to finish, or for the next flush or poll.
+        // Wait for an attempt or a record to finish, or for the next flush or poll.
+        if (signalled) continue;
         const timers: number[] = [];
-        if (finished.length > 0) timers.push(this.#flushMs - (performance.now() - firstFinishedAt));
+        if (finished.length > 0 && recording === undefined) timers.push(this.#flushMs - (performance.now() - firstFinishedAt));
         if (room > 0) timers.push(this.#pollMs - (performance.now() - lastClaimAt));
-        const completion = new Promise<void>((resolve) => (wake = resolve));
+        const completion = new Promise<void>((resolve) => (resolveWait = resolve));
         if (timers.length === 0) {
           await completion;
         } else {
@@ -216,8 +251,8 @@ export class DeliverWebhooksJob implements Job {
       }
     } catch (error) {
       // Let what is in flight finish so no request outlives its run; their
-      // outcomes are lost with this batch and the leases bring them back.
-      await Promise.allSettled(inFlight);
+      // outcomes are lost and the leases bring the deliveries back.
+      await Promise.allSettled([...inFlight, ...(recording === undefined ? [] : [recording])]);
       throw error;
     }
     return recorded;
@@ -238,9 +273,11 @@ export class DeliverWebhooksJob implements Job {
     });
   }
 
-  async #record(batch: readonly SentAttempt[]): Promise<void> {
+  /** Records a batch; returns the endpoints it disabled. */
+  async #record(batch: readonly SentAttempt[]): Promise<string[]> {
     const disabled = await recordFinishedAttempts(this.#db, this.#clock, batch);
     for (const { endpointId, reason } of disabled) this.#log.warn({ endpointId, reason }, 'webhook endpoint disabled');
+    return disabled.map((endpoint) => endpoint.endpointId);
   }
 }
 

@@ -5,11 +5,11 @@ import type { SentAttempt } from './send-attempt.js';
 import {
   clearEndpointFailing,
   disableEndpoint,
-  failPendingDeliveries,
   markEndpointFailing,
   recordAttempts,
   relaxDurability,
-} from './webhooks.repository.js';
+} from './webhook-delivery.repository.js';
+import { failPendingDeliveries } from './webhooks.repository.js';
 import { DISABLE_FAILING_AFTER_MS } from './webhook-endpoint.js';
 
 export interface DisabledEndpoint {

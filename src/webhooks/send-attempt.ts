@@ -4,7 +4,7 @@ import { newId, type SecretBox } from '../platform/crypto.js';
 import { attemptSucceeded, decideDelivery } from './delivery-outcome.js';
 import { brandedSignatureHeader, standardWebhookHeaders } from './signature.js';
 import { postWebhook, type PostWebhookResult } from './ssrf.js';
-import type { ClaimedDelivery, FinishedAttempt } from './webhooks.repository.js';
+import type { ClaimedDelivery, FinishedAttempt } from './webhook-delivery.repository.js';
 
 export interface AttemptSettings {
   readonly clock: Clock;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createOwnerWithShop } from '../support/factories.js';
 import {
   ARBITRUM,
@@ -124,4 +124,35 @@ describe('a deposit through its whole life', () => {
     expect(paused.json().disabled_at).not.toBeNull();
     for (const option of open.options) expect((await read(app, token, owner.shop.id, option.id)).disabled_at).not.toBeNull();
   });
+
+  it('PATCH refusals: an invoice is invalid_state, unknown is not_found, a missing or non-boolean enabled is invalid_request', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const { token } = owner.key;
+    const invoice = await openInvoiceFor(owner.shop.id, token);
+    const onInvoice = await setEnabled(app, token, owner.shop.id, invoice, false);
+    expect(onInvoice.statusCode).toBe(400);
+    expect(onInvoice.json().error.code).toBe('invalid_state');
+    const unknown = await setEnabled(app, token, owner.shop.id, crypto.randomUUID(), false);
+    expect(unknown.statusCode).toBe(404);
+    for (const payload of [{}, { enabled: 'false' }]) {
+      const response = await app.request({
+        method: 'PATCH',
+        url: `/api/v1/shops/${owner.shop.id}/deposits/${invoice}`,
+        headers: authed(token, newIdempotencyKey()),
+        payload,
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error.code).toBe('invalid_request');
+    }
+  });
 });
+
+async function openInvoiceFor(shopId: string, token: string): Promise<string> {
+  const created = await app.request({
+    method: 'POST',
+    url: `/api/v1/shops/${shopId}/invoices`,
+    headers: authed(token, newIdempotencyKey()),
+    payload: { chain_id: BASE, token: BASE_USDC, amount: usdc(10) },
+  });
+  return created.json().id;
+}

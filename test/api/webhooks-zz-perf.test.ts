@@ -17,7 +17,7 @@ it('perf', async () => {
   const owner = await createOwnerWithShop(app.context.db);
   await registerEndpoint(app as never, owner.key.token, owner.shop.id, url, ['transfer']);
   const N = Number(process.env.N ?? 3000);
-  const job = deliveryJob(app, { idleMs: 5 });
+  const job = deliveryJob(app, { idleMs: 5, ...(process.env.PER ? { maxInFlightPerEndpoint: Number(process.env.PER), maxInFlight: Number(process.env.PER) * 2 } : {}) });
   const committed = new Map<string, number>();
   const t0 = Date.now();
   let stop = false;

@@ -82,13 +82,17 @@ function fingerprint(request: FastifyRequest): string {
   return sha256Hex(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`);
 }
 
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/** Deeper bodies are refused: no request of the API nests anywhere near this. */
+const MAX_JSON_DEPTH = 64;
+
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > MAX_JSON_DEPTH) throw new IvoryError('invalid_json');
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, item]) => item !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalJson(item)}`).join(',')}}`;
+    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalJson(item, depth + 1)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

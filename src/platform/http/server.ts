@@ -59,6 +59,12 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
     trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     return503OnClosing: true,
+    // Long enough for any real identifier; longer path parameters cannot name
+    // anything and are answered by `frameworkErrors` below.
+    maxParamLength: 512,
+    // Errors Fastify raises before routing (a bad percent-escape, an overlong
+    // parameter) would otherwise answer in Fastify's own shape, not SPEC's.
+    frameworkErrors: (error, _request, reply) => sendFrameworkError(error, reply as unknown as FastifyReply),
     forceCloseConnections: 'idle',
     // Legacy `/projects` routes are aliases of `/shops` (SPEC "Versioning"):
     // rewritten before routing, so they share handlers and idempotency scope.
@@ -102,6 +108,11 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
   app.setErrorHandler((error: FastifyError | IvoryError, request, reply) => sendError(error, request, reply));
 
   return app;
+}
+
+function sendFrameworkError(error: FastifyError, reply: FastifyReply): void {
+  const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'not_found' : 'invalid_request';
+  void reply.status(statusOf(new IvoryError(code))).send(errorEnvelope(code));
 }
 
 async function resolveBearer(
