@@ -39,8 +39,12 @@ export async function createIssuance(
   const request = parseIssuanceRequest(input.kind, input.body, now);
   const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop });
 
-  if (input.kind === 'invoice') await enforceInvoiceLimit(trx, input.merchantId, input.shop.sandbox, now);
-  else await enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options));
+  // Stored first, limits checked last (see enforce-limits.ts): a refusal
+  // rolls the whole transaction back, so nothing of it remains.
+  const enforceLimits = () =>
+    input.kind === 'invoice'
+      ? enforceInvoiceLimit(trx, input.merchantId, input.shop.sandbox, now, 0)
+      : enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options), true);
 
   const base = { shopId: input.shopId, merchantId: input.merchantId, sandbox: input.shop.sandbox, now, request };
   if (!request.grouped) {
@@ -48,6 +52,7 @@ export async function createIssuance(
     if (only === undefined) throw new Error('a single issuance without its option');
     const issuance = newIssuance(base, only, null, null);
     await insertIssuance(trx, issuance);
+    await enforceLimits();
     return issuanceView(issuance, null, deps.payUrl);
   }
 
@@ -72,6 +77,7 @@ export async function createIssuance(
   await insertGroup(trx, group);
   const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
   for (const issuance of issuances) await insertIssuance(trx, issuance);
+  await enforceLimits();
   return groupView(group, issuances, deps.payUrl);
 }
 

@@ -11,6 +11,8 @@ export interface Job {
   /** Pause between polls when the last run found nothing to do. */
   readonly idleMs: number;
   run(): Promise<number>;
+  /** Releases what the job holds between runs (connection pools); called once at stop. */
+  close?(): Promise<void>;
 }
 
 export interface JobRunner {
@@ -66,6 +68,7 @@ export function startJobs(jobs: readonly Job[], log: FastifyBaseLogger, { poll =
       stopping = true;
       for (const timer of [...timers]) timer.wake();
       await Promise.all(loops);
+      await Promise.all(jobs.map((job) => job.close?.()));
     },
   };
 }

@@ -88,8 +88,8 @@ export class DeliverWebhooksJob implements Job {
     this.#clock = deps.clock;
     this.#log = deps.log;
     const timeoutMs = options.attemptTimeoutMs ?? 10_000;
-    this.#maxInFlight = options.maxInFlight ?? 32;
-    this.#perEndpoint = Math.min(options.maxInFlightPerEndpoint ?? 8, this.#maxInFlight);
+    this.#maxInFlight = options.maxInFlight ?? 64;
+    this.#perEndpoint = Math.min(options.maxInFlightPerEndpoint ?? 16, this.#maxInFlight);
     this.#maxHeld = Math.max(options.maxHeld ?? 4 * this.#maxInFlight, this.#maxInFlight);
     this.#heldPerEndpoint = Math.max(options.maxHeldPerEndpoint ?? 4 * this.#perEndpoint, this.#perEndpoint);
     // A held delivery waits at most this many rounds of attempts (all slots, or

@@ -4,8 +4,9 @@
  *
  * `RETRY_SCHEDULE_SECONDS[n - 1]` is the nominal delay before attempt `n`,
  * counted from the end of attempt `n - 1`. Attempt 1 is immediate; the backoff
- * then grows to a day and the last attempt lands a little over three days
- * after the first. The schedule is data, not timers: the delivery job stores
+ * then grows to a day. The last attempt lands about four days after the first
+ * (nominal), and no earlier than three days even if every wait draws the
+ * lowest jitter: a receiver down for three days still gets every event. The schedule is data, not timers: the delivery job stores
  * `next_attempt_at` and a worker picks the row up when it is due.
  */
 export const RETRY_SCHEDULE_SECONDS: readonly number[] = Object.freeze([
@@ -23,12 +24,13 @@ export const RETRY_SCHEDULE_SECONDS: readonly number[] = Object.freeze([
   12 * 60 * 60,
   24 * 60 * 60,
   24 * 60 * 60,
+  24 * 60 * 60,
 ]);
 
 /** Attempts in all, the first included. */
 export const MAX_DELIVERY_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length;
 
-/** Nominal time from the first attempt to the last (no jitter): 3 d 3 h 52 min 35 s. */
+/** Nominal time from the first attempt to the last (no jitter): 4 d 3 h 52 min 35 s. */
 export const RETRY_SCHEDULE_TOTAL_SECONDS = RETRY_SCHEDULE_SECONDS.reduce((sum, seconds) => sum + seconds, 0);
 
 /** Spread of the random jitter: each nominal delay becomes delay × [0.8, 1.2). */

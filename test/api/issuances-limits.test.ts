@@ -47,6 +47,19 @@ describe('SPEC "Limits": active invoices per merchant', () => {
     expect((await createDeposit(app, owner.key.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).statusCode).toBe(202);
   });
 
+  it('is race-free: concurrent creations never exceed the limit', async () => {
+    const owner = await ownerWithLimits({ activeInvoiceLimit: 3 });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => createInvoice(app, owner.key.token, owner.shop.id, invoice)));
+    const statuses = answers.map((answer) => answer.statusCode).sort();
+    expect(statuses).toEqual([202, 202, 202, 400, 400, 400, 400, 400]);
+    const stored = await app.context.db
+      .selectFrom('issuances')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('merchant_id', '=', owner.merchant.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.count)).toBe(3);
+  });
+
   it('cancelled and expired invoices are no longer active', async () => {
     const owner = await ownerWithLimits({ activeInvoiceLimit: 1 });
     const first = await createInvoice(app, owner.key.token, owner.shop.id, { ...invoice, expires_in: '1d' });
