@@ -4,7 +4,7 @@ import type { ChainAdapters } from '../chains/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { enforceDepositAddressLimit, enforceInvoiceLimit } from './enforce-limits.js';
+import { enforceDepositAddressLimit, type InvoiceLimitGate } from './enforce-limits.js';
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
@@ -17,6 +17,8 @@ export interface CreateIssuanceDeps {
   readonly catalogue: Catalogue;
   readonly adapters: ChainAdapters;
   readonly payUrl: string;
+  /** Made once per request, outside the transaction (it survives its retries). */
+  readonly invoiceLimitGate: InvoiceLimitGate;
 }
 
 /** A short, URL-safe, unguessable public payment identifier (16 characters). */
@@ -43,7 +45,7 @@ export async function createIssuance(
   // rolls the whole transaction back, so nothing of it remains.
   const enforceLimits = () =>
     input.kind === 'invoice'
-      ? enforceInvoiceLimit(trx, input.merchantId, input.shop.sandbox, now, 0)
+      ? deps.invoiceLimitGate.enforce(trx, input.merchantId, input.shop.sandbox, now)
       : enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options), true);
 
   const base = { shopId: input.shopId, merchantId: input.merchantId, sandbox: input.shop.sandbox, now, request };

@@ -1,7 +1,7 @@
 import type { NetworkFamily } from '../catalogue/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import { countActiveDepositAddresses, countActiveInvoices, lockMerchantLimits } from './limits.repository.js';
+import { countActiveDepositAddresses, lockMerchantLimits, readInvoiceLimitState, takeInvoiceLimitGate } from './limits.repository.js';
 import { activeInvoiceLimit, depositAddressLimit } from './limits.js';
 
 /**
@@ -17,11 +17,45 @@ export async function lockMerchantForLimits(trx: Tx, merchantId: string): Promis
   if ((await lockMerchantLimits(trx, merchantId)) === undefined) throw new Error(`merchant ${merchantId} vanished`);
 }
 
-export async function enforceInvoiceLimit(trx: Tx, merchantId: string, sandbox: boolean, now: Date, adding: 0 | 1): Promise<void> {
-  const limits = await lockMerchantLimits(trx, merchantId);
-  if (limits === undefined) throw new Error(`merchant ${merchantId} vanished`);
-  const active = await countActiveInvoices(trx, merchantId, sandbox, now);
-  if (active + adding > activeInvoiceLimit(limits.activeInvoiceLimit)) throw new IvoryError('active_invoice_limit_reached');
+/**
+ * SPEC "Limits": active invoices per merchant, checked without making every
+ * creation of a merchant wait for the one before it.
+ *
+ * Every creation inserts its invoice first and only then counts, so a count
+ * misses at most the creations still in flight at that moment — at most one
+ * per database connection (max_connections), each adding one active invoice
+ * (a group counts once). Far from the limit (active + max_connections ≤
+ * limit) the count is therefore safe under a shared gate, and creations run
+ * side by side. Nearer than that, the request runs again (a retryable
+ * serialization error, so the transaction helper repeats it from the start)
+ * under the exclusive gate: it waits for every creation in flight to commit,
+ * keeps new ones out, and then counts exactly.
+ *
+ * One gate per request: it remembers that the request must run exclusive.
+ */
+export class InvoiceLimitGate {
+  #exclusive = false;
+
+  async enforce(trx: Tx, merchantId: string, sandbox: boolean, now: Date): Promise<void> {
+    await takeInvoiceLimitGate(trx, merchantId, sandbox, this.#exclusive ? 'exclusive' : 'shared');
+    const state = await readInvoiceLimitState(trx, merchantId, sandbox, now);
+    const limit = activeInvoiceLimit(state.limitOverride);
+    if (this.#exclusive) {
+      if (state.active > limit) throw new IvoryError('active_invoice_limit_reached');
+      return;
+    }
+    if (state.active + state.maxConcurrentTransactions <= limit) return;
+    this.#exclusive = true;
+    throw new NeedsExclusiveGate();
+  }
+}
+
+/** Serialization-failure code: `inTransaction` runs the whole request again. */
+class NeedsExclusiveGate extends Error {
+  readonly code = '40001';
+  constructor() {
+    super('near the active-invoice limit: run again under the exclusive gate');
+  }
 }
 
 export async function enforceDepositAddressLimit(

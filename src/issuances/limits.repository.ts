@@ -1,3 +1,5 @@
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Database } from '../platform/database/schema.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { Issuance } from './issuance.js';
 
@@ -24,37 +26,32 @@ export async function lockMerchantLimits(
 
 /**
  * SPEC "Limits": invoices active (not paid, cancelled or expired) for the
- * merchant in sandbox or live; a group counts once.
+ * merchant in sandbox or live; a group counts once. Two scalar subqueries.
  */
-export async function countActiveInvoices(executor: Executor, merchantId: string, sandbox: boolean, now: Date): Promise<number> {
-  // One statement for both counts: this runs while the merchant row is locked,
-  // so every round trip saved shortens the time other creations wait.
-  const row = await executor
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('issuances')
-        .select((inner) => inner.fn.countAll<string>().as('count'))
-        .where('merchant_id', '=', merchantId)
-        .where('sandbox', '=', sandbox)
-        .where('kind', '=', 'invoice')
-        .where('group_id', 'is', null)
-        .where('cancelled_at', 'is', null)
-        .where('funded_at', 'is', null)
-        .where('expires_at', '>', now)
-        .as('single'),
-      eb
-        .selectFrom('issuance_groups')
-        .select((inner) => inner.fn.countAll<string>().as('count'))
-        .where('merchant_id', '=', merchantId)
-        .where('sandbox', '=', sandbox)
-        .where('kind', '=', 'invoice')
-        .where('cancelled_at', 'is', null)
-        .where('paid_issuance_id', 'is', null)
-        .where('expires_at', '>', now)
-        .as('grouped'),
-    ])
-    .executeTakeFirstOrThrow();
-  return Number(row.single ?? 0) + Number(row.grouped ?? 0);
+function activeInvoiceCounts(eb: ExpressionBuilder<Database, never>, merchantId: string, sandbox: boolean, now: Date) {
+  return [
+    eb
+      .selectFrom('issuances')
+      .select((inner) => inner.fn.countAll<string>().as('count'))
+      .where('merchant_id', '=', merchantId)
+      .where('sandbox', '=', sandbox)
+      .where('kind', '=', 'invoice')
+      .where('group_id', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .where('funded_at', 'is', null)
+      .where('expires_at', '>', now)
+      .as('single'),
+    eb
+      .selectFrom('issuance_groups')
+      .select((inner) => inner.fn.countAll<string>().as('count'))
+      .where('merchant_id', '=', merchantId)
+      .where('sandbox', '=', sandbox)
+      .where('kind', '=', 'invoice')
+      .where('cancelled_at', 'is', null)
+      .where('paid_issuance_id', 'is', null)
+      .where('expires_at', '>', now)
+      .as('grouped'),
+  ] as const;
 }
 
 /** SPEC "Limits": deposit addresses not disabled, per merchant, family and mode. */
@@ -74,4 +71,47 @@ export async function countActiveDepositAddresses(
     .where('disabled_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/** Advisory-lock class of the active-invoice limit gate (the other key is the merchant and mode). */
+const INVOICE_LIMIT_GATE = 7_201_626;
+
+/**
+ * Takes the merchant's active-invoice gate (sandbox and live apart) until
+ * commit: `shared` lets creations run side by side, `exclusive` waits for all
+ * of them and keeps new ones out. A hash collision between two merchants only
+ * makes them wait for each other; it never lets a count be wrong.
+ */
+export async function takeInvoiceLimitGate(trx: Tx, merchantId: string, sandbox: boolean, mode: 'shared' | 'exclusive'): Promise<void> {
+  const key = `${merchantId}:${sandbox ? 'sandbox' : 'live'}`;
+  const lock =
+    mode === 'shared'
+      ? sql`select pg_advisory_xact_lock_shared(${INVOICE_LIMIT_GATE}, hashtext(${key}))`
+      : sql`select pg_advisory_xact_lock(${INVOICE_LIMIT_GATE}, hashtext(${key}))`;
+  await lock.execute(trx);
+}
+
+/**
+ * In one statement, taken after the gate: the merchant's limit override, its
+ * active invoices (this transaction's own included) and the most transactions
+ * the database can run at once.
+ */
+export async function readInvoiceLimitState(
+  trx: Tx,
+  merchantId: string,
+  sandbox: boolean,
+  now: Date,
+): Promise<{ limitOverride: number | null; active: number; maxConcurrentTransactions: number }> {
+  const row = await trx
+    .selectNoFrom((eb) => [
+      eb.selectFrom('merchants').select('active_invoice_limit').where('id', '=', merchantId).as('limit_override'),
+      sql<string>`current_setting('max_connections')`.as('max_connections'),
+      ...activeInvoiceCounts(eb, merchantId, sandbox, now),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    limitOverride: row.limit_override,
+    active: Number(row.single ?? 0) + Number(row.grouped ?? 0),
+    maxConcurrentTransactions: Number(row.max_connections),
+  };
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createOwnerWithShop, createShop } from '../support/factories.js';
@@ -58,6 +59,23 @@ describe('SPEC "Limits": active invoices per merchant', () => {
       .where('merchant_id', '=', owner.merchant.id)
       .executeTakeFirstOrThrow();
     expect(Number(stored.count)).toBe(3);
+  });
+
+  it('is exact at the limit while creations run side by side far from it (the shared/exclusive gate)', async () => {
+    const { rows } = await sql<{ max_connections: string }>`select current_setting('max_connections') as max_connections`.execute(app.context.db);
+    const limit = Number(rows[0]?.max_connections) + 5;
+    const owner = await ownerWithLimits({ activeInvoiceLimit: limit });
+    const answers = await Promise.all(Array.from({ length: limit + 10 }, () => createInvoice(app, owner.key.token, owner.shop.id, invoice)));
+    expect(answers.filter((answer) => answer.statusCode === 202)).toHaveLength(limit);
+    for (const answer of answers.filter((candidate) => candidate.statusCode !== 202)) {
+      expect(answer.json().error.code).toBe('active_invoice_limit_reached');
+    }
+    const stored = await app.context.db
+      .selectFrom('issuances')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('merchant_id', '=', owner.merchant.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.count)).toBe(limit);
   });
 
   it('cancelled and expired invoices are no longer active', async () => {
