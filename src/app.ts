@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import { Redis } from 'ioredis';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
+import { createChainAdapters, type ChainAdapter } from './chains/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
@@ -23,6 +24,12 @@ export interface BuildOptions {
   readonly database?: DatabaseHandle;
   readonly clock?: Clock;
   readonly catalogue?: Catalogue;
+  /**
+   * Adapters of live networks, by chain id. No live adapter is built in yet,
+   * so without this live issuances answer `network_not_ready`; tests register
+   * in-process ones here. Sandbox issuances always use the sandbox adapter.
+   */
+  readonly liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
   /** Poll jobs in the background (serve). Tests leave it off and call `jobs.drain()`. */
   readonly runJobs?: boolean;
 }
@@ -62,6 +69,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     clock,
     secrets: new SecretBox(secretKey(config)),
     catalogue,
+    chains: createChainAdapters(options.liveChainAdapters),
     log: server.log,
   };
 

@@ -10,27 +10,80 @@ export interface AddressRequest {
 }
 
 /**
+ * One sweep of a payment address, as the payout worker asks for it. Amounts
+ * are token base units; `toRecipient + toOperator` is the whole swept sum
+ * (LEDGER "Invoices"/"Deposits"). The operator's own address is the adapter's
+ * configuration, not the request's.
+ */
+export interface PayoutRequest {
+  /** Stable for the payout's whole life: the key an adapter makes its sends idempotent by. */
+  readonly payoutId: string;
+  /** The issuance whose address is swept (what `allocateAddress` was asked for). */
+  readonly issuanceId: string;
+  readonly chainId: number;
+  readonly family: NetworkFamily;
+  readonly token: string;
+  readonly tokenDecimals: number;
+  /** The issuance's payment address: the funds leave from here. */
+  readonly fromAddress: string;
+  readonly recipient: string;
+  readonly toRecipient: bigint;
+  readonly toOperator: bigint;
+}
+
+/**
+ * What a send attempt came to. A temporary RPC failure is none of these: the
+ * adapter throws, and the worker retries later with a growing back-off (SPEC
+ * "Events": a temporary RPC or gas delay is not payout.failed).
+ */
+export type PayoutBroadcast =
+  /** The sweep is on its way; the chain watcher confirms it later. */
+  | { readonly kind: 'broadcast'; readonly txHash: string }
+  /** The address lacks network fee funds (the internal signal `gas.wait`): asked again later. */
+  | { readonly kind: 'waiting_gas' }
+  /** Terminal: the sweep cannot be made without an operator (payout.failed). `reason` is for operators only. */
+  | { readonly kind: 'failed'; readonly reason: string };
+
+/**
  * One blockchain family behind one interface (ARCHITECTURE "Modules": `chains/`).
- * The allocation worker calls it outside any database transaction (ARCHITECTURE:
- * never hold a transaction across a network call), so an implementation may
- * talk to a node. Implementations must be idempotent per issuance: asked twice
- * for the same issuance (a worker crashed after asking), they answer the same
- * address.
+ * Workers call it outside any database transaction (ARCHITECTURE: never hold
+ * a transaction across a network call), so an implementation may talk to a node.
  *
  * Declared here is what Ivory uses today. The live adapters (`evm/`, `tron/`,
- * `solana/`) will add, next to `allocateAddress`:
- * - `scanTransfers(fromBlock)`: incoming token transfers to allocated addresses,
- *   with their natural key (tx hash, log or instruction index) and confirmation
- *   depth, handed to the issuances ledger's `recordTransfer`; reorged ones come
- *   back as reversals.
- * - `sendPayout(payout)`: broadcast the sweep of an address (recipient share and
- *   operator share) and return its transaction hash; gas shortage is reported
- *   as a wait, not a failure.
- * The sandbox adapter will never implement those two: sandbox money does not move.
+ * `solana/`) will add `scanTransfers(fromBlock)`: incoming token transfers to
+ * allocated addresses, with their natural key (tx hash, log or instruction
+ * index) and confirmation depth, handed to the issuances ledger's
+ * `recordTransfer`; reorged ones come back as reversals; outgoing sweeps seen
+ * on chain go to `confirmPayout` / `revertPayout`.
+ *
+ * The sandbox adapter implements only `allocateAddress`: sandbox money does
+ * not move (LEDGER "Sandbox"), so no sandbox payout is ever sent.
  */
 export interface ChainAdapter {
   readonly name: string;
+  /**
+   * Idempotent per issuance: asked twice for the same issuance (a worker
+   * crashed after asking), it answers the same address.
+   */
   allocateAddress(request: AddressRequest): Promise<string>;
+  /**
+   * Broadcasts the sweep of `request.fromAddress`. Contract with the payout
+   * worker (issuances `send-payouts.job.ts`):
+   * - It may be called again for the same `payoutId`: after a throw, or when a
+   *   worker died mid-call and its lease ran out (the call's result was never
+   *   recorded). An adapter must then not send a second sweep: if it already
+   *   broadcast one for that payout id, it answers that transaction's hash.
+   *   (Nonce-per-address chains get this nearly for free; others must keep a
+   *   record keyed by the payout id.)
+   * - Throw only for temporary trouble (RPC down, timeout) and only when a
+   *   later call with the same payout id will find out what happened to this
+   *   one; twenty throws in a row make the payout `failed`.
+   * - Answer within the worker's lease (minutes): bound every RPC call with a timeout.
+   * - Amounts may differ between calls for one payout id while nothing was
+   *   broadcast (an overpayment joined the sweep); once broadcast, the
+   *   broadcast transaction is the truth and the chain watcher confirms it.
+   */
+  sendPayout?(request: PayoutRequest): Promise<PayoutBroadcast>;
 }
 
 /** Finds the adapter serving a network, for sandbox or live issuances. */

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { IssuanceStatus } from '../platform/database/schema.js';
-import type { Issuance } from './issuance.js';
+import type { Issuance, Payout } from './issuance.js';
 import { toIssuance } from './issuances.repository.js';
+import { toPayout } from './ledger.repository.js';
 
-/** SQL of the issuance workers' queues: allocation, expiry, and the operator block's sweep. */
+/** SQL of the issuance workers' queues: allocation, expiry, payouts, and the operator block's sweep. */
 
 /**
  * Claims issuances waiting for an address (SKIP LOCKED: workers never share a
@@ -106,4 +107,51 @@ export async function listMerchantOpenIssuances(
     )
     .execute();
   return { issuanceIds: issuances.map((row) => row.id), groupIds: groups.map((row) => row.id) };
+}
+
+/**
+ * Due live payouts, locked FOR UPDATE SKIP LOCKED (workers never share a row):
+ * scheduled or waiting for gas, or `sending` whose lease ran out (a worker
+ * died mid-send). Sandbox payouts never have a next attempt (LEDGER "Sandbox");
+ * the `sandbox` test is the backstop.
+ */
+export async function claimDuePayouts(trx: Tx, now: Date, limit: number): Promise<Payout[]> {
+  const rows = await trx
+    .selectFrom('payouts')
+    .selectAll()
+    .where('status', 'in', ['scheduled', 'waiting_gas', 'sending'])
+    .where('next_attempt_at', '<=', now)
+    .where('sandbox', '=', false)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  return rows.map(toPayout);
+}
+
+/**
+ * Marks claimed payouts `sending` until `leaseUntil`, which is also the lease's
+ * token: the worker records a non-broadcast outcome only while the row still
+ * holds it. A send whose lease ran out counts as a failed attempt.
+ */
+export async function leasePayouts(trx: Tx, ids: readonly string[], now: Date, leaseUntil: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('payouts')
+    .set({
+      status: 'sending',
+      next_attempt_at: leaseUntil,
+      attempts: sql<number>`case when status = 'sending' then attempts + 1 else attempts end`,
+      last_error: sql<string | null>`case when status = 'sending' then 'send attempt did not finish within its lease' else last_error end`,
+      updated_at: now,
+    })
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** Puts claimed payouts back without an attempt (no adapter can send them yet). */
+export async function postponePayouts(trx: Tx, ids: readonly string[], now: Date, until: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('payouts').set({ next_attempt_at: until, updated_at: now }).where('id', 'in', [...ids]).execute();
 }

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { createChainAdapters, type ChainAdapters } from '../chains/index.js';
 import { requireShopAccess } from '../merchants/index.js';
 import type { AppContext } from '../platform/context.js';
 import { IvoryError } from '../platform/errors.js';
@@ -9,6 +8,7 @@ import { SESSION_ONLY, SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, type Principal
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
 import { createIssuance } from './create-issuance.js';
+import { InvoiceLimitGate } from './enforce-limits.js';
 import { getIssuance } from './get-issuance.js';
 import { resetSandbox } from './reset-sandbox.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
@@ -54,7 +54,7 @@ const SimulateBody = Type.Object(
 /** SPEC "Invoices and deposits" and "Sandbox". */
 export async function issuancesRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { db, clock, catalogue, config } = context;
-  const adapters: ChainAdapters = createChainAdapters();
+  const adapters = context.chains;
   const payUrl = config.payUrl;
 
   for (const [path, kind] of [['invoices', 'invoice'], ['deposits', 'deposit']] as const) {
@@ -63,11 +63,12 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
       { schema: { params: ShopParams, body: CreateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: CREATE_FIELD_ERRORS } },
       async (request, reply) => {
         const principal = principalOf(request);
+        const invoiceLimitGate = new InvoiceLimitGate();
         const result = await runIdempotent(db, request, async (trx) => {
           const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
           const body = await createIssuance(
             trx,
-            { now: clock.now(), catalogue, adapters, payUrl },
+            { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },
             { shopId: access.shop.id, merchantId: access.merchantId, shop: access.shop, kind, body: request.body },
           );
           return { status: 202, body };

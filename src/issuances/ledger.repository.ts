@@ -232,3 +232,14 @@ export async function latestConfirmedPayoutTxHash(executor: Executor, issuanceId
     .executeTakeFirst();
   return row?.tx_hash ?? null;
 }
+
+export async function findPayoutById(executor: Executor, id: string): Promise<Payout | undefined> {
+  const row = await executor.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toPayout(row);
+}
+
+/** The payout.confirmed event of a payout, which payout.reverted references; null before confirmation. */
+export async function findPayoutConfirmedEventId(executor: Executor, id: string): Promise<string | null> {
+  const row = await executor.selectFrom('payouts').select('confirmed_event_id').where('id', '=', id).executeTakeFirst();
+  return row?.confirmed_event_id ?? null;
+}

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
+import type { ChainAdapters } from '../chains/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { SecretBox } from './crypto.js';
@@ -15,5 +16,7 @@ export interface AppContext {
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly catalogue: Catalogue;
+  /** The chain adapters of this deployment (sandbox, and the live networks configured). */
+  readonly chains: ChainAdapters;
   readonly log: FastifyBaseLogger;
 }

@@ -1,5 +1,5 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp, type IvoryApp } from '../../src/app.js';
+import { buildApp, type BuildOptions, type IvoryApp } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { freshDatabase } from './database.js';
@@ -14,9 +14,14 @@ export interface TestApp extends IvoryApp {
 /**
  * The real app on a fresh database (PGlite in memory, or a PostgreSQL clone
  * with TEST_DATABASE_URL), a manual clock and jobs that tests drain by hand.
- * Rate limits are off unless `env` turns them on.
+ * Rate limits are off unless `env` turns them on. `liveChainAdapters` serve
+ * live networks (test/support/recording-chain-adapter.ts).
  */
-export async function createTestApp(env: Record<string, string> = {}, clock: Clock = new ManualClock(new Date())): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  clock: Clock = new ManualClock(new Date()),
+  options: Pick<BuildOptions, 'liveChainAdapters'> = {},
+): Promise<TestApp> {
   const config = loadConfig({
     SECRET_KEY: TEST_SECRET_KEY,
     LOG_LEVEL: 'silent',
@@ -27,7 +32,7 @@ export async function createTestApp(env: Record<string, string> = {}, clock: Clo
     ...env,
   });
   const database = await freshDatabase();
-  const app = await buildApp({ config, database, clock, runJobs: false });
+  const app = await buildApp({ config, database, clock, runJobs: false, ...options });
   return {
     ...app,
     clock: clock as ManualClock,

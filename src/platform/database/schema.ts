@@ -348,6 +348,8 @@ export interface PayoutsTable {
   cancelled_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The payout.confirmed event (migration 202611220040), referenced by payout.reverted. */
+  confirmed_event_id: string | null;
 }
 
 export interface IssuanceTables {

@@ -1,0 +1,19 @@
+import type { Tx } from '../platform/database/database.js';
+import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
+
+/**
+ * A chain watcher saw a payout's sweep `txHash` reach its confirmation depth
+ * (SPEC "Events": payout.confirmed, "complete settlement accounting"). The
+ * payout becomes `confirmed` and the issuance's `payout_tx_hash` shows the
+ * hash. Accepted from any state short of confirmed except withdrawn ones
+ * (cancelled, reverted): a worker may have died after broadcasting, before
+ * recording it, in which case payout.sent is written first. A second call is
+ * a no-op (`unchanged`).
+ */
+export async function confirmPayout(
+  trx: Tx,
+  deps: { readonly now: Date },
+  input: { readonly payoutId: string; readonly txHash: string },
+): Promise<PayoutOutcome> {
+  return applyPayoutInput(trx, deps.now, input.payoutId, { type: 'confirmed', txHash: input.txHash });
+}
