@@ -14,10 +14,30 @@ export interface ActiveKeyRow {
 /**
  * The key with this token hash when it is enabled, not revoked, its merchant
  * not blocked and its shop not archived; otherwise undefined. Kept apart from
- * the key-management repository: this is the hot path of every keyed request.
+ * the key-management repository: this is the hot path of every keyed request,
+ * so its query is built and compiled once per database and only its first
+ * parameter (the hash) changes.
  */
 export async function findActiveKeyByHash(db: Executor, tokenHash: string): Promise<ActiveKeyRow | undefined> {
-  const row = await db
+  const query = compiledLookup(db);
+  const withHash: typeof query = { ...query, parameters: [tokenHash, ...query.parameters.slice(1)] };
+  const { rows } = await db.executeQuery(withHash);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    id: row.id,
+    shopId: row.shop_id,
+    merchantId: row.merchant_id,
+    scopes: row.scopes,
+    allowedIps: row.allowed_ips,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+const HASH_PLACEHOLDER = '<token hash>';
+
+function buildLookup(db: Executor) {
+  return db
     .selectFrom('api_keys')
     .innerJoin('shops', 'shops.id', 'api_keys.shop_id')
     .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
@@ -29,21 +49,25 @@ export async function findActiveKeyByHash(db: Executor, tokenHash: string): Prom
       'api_keys.allowed_ips',
       'api_keys.last_used_at',
     ])
-    .where('api_keys.token_hash', '=', tokenHash)
+    .where('api_keys.token_hash', '=', HASH_PLACEHOLDER)
     .where('api_keys.enabled', '=', true)
     .where('api_keys.revoked_at', 'is', null)
     .where('shops.archived_at', 'is', null)
     .where('merchants.blocked_at', 'is', null)
-    .executeTakeFirst();
-  if (row === undefined) return undefined;
-  return {
-    id: row.id,
-    shopId: row.shop_id,
-    merchantId: row.merchant_id,
-    scopes: row.scopes,
-    allowedIps: row.allowed_ips,
-    lastUsedAt: row.last_used_at,
-  };
+    .compile();
+}
+
+const lookups = new WeakMap<Executor, ReturnType<typeof buildLookup>>();
+
+function compiledLookup(db: Executor): ReturnType<typeof buildLookup> {
+  let query = lookups.get(db);
+  if (query === undefined) {
+    query = buildLookup(db);
+    // The hash must be the first parameter for the substitution above.
+    if (query.parameters[0] !== HASH_PLACEHOLDER) throw new Error('api key lookup: unexpected parameter order');
+    lookups.set(db, query);
+  }
+  return query;
 }
 
 /**
