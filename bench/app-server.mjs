@@ -56,7 +56,7 @@ async function handle(message) {
         process.send?.({ type: 'jobs-started', url });
         return;
       case 'write-events':
-        process.send?.({ type: 'events-written', ...(await writeEvents(app, seeded.shopId, message.count, message.batch)) });
+        process.send?.({ type: 'events-written', ...(await writeEvents(app, seeded.shopId, message.count, message.batch, message.writers)) });
         return;
       case 'stop':
         await stop();
@@ -135,24 +135,34 @@ async function seed(current) {
  * `count` business events for the shop through the outbox (appendEvent, which
  * fans out deliveries in the same transaction), `batch` per transaction.
  */
-async function writeEvents(current, shopId, count, batch) {
+/**
+ * Writes `count` events in transactions of `batch`, from `writers` concurrent
+ * writers (as several API processes would), the way domain code does.
+ */
+async function writeEvents(current, shopId, count, batch, writers = 1) {
   const { db, clock } = current.context;
   let firstCommitAt;
   let lastCommitAt;
-  for (let written = 0; written < count; written += batch) {
-    const size = Math.min(batch, count - written);
-    await inTransaction(db, async (trx) => {
-      for (let index = 0; index < size; index += 1) {
-        await appendEvent(trx, clock.now(), {
-          shopId,
-          type: 'invoice.closed',
-          data: { issuance_id: newId(), shop_id: shopId, external_id: null, type: 'invoice', bench_sequence: written + index },
-        });
-      }
-    });
-    lastCommitAt = Date.now();
-    firstCommitAt ??= lastCommitAt;
-  }
+  let next = 0;
+  const writer = async () => {
+    while (next < count) {
+      const start = next;
+      const size = Math.min(batch, count - start);
+      next += size;
+      await inTransaction(db, async (trx) => {
+        for (let index = 0; index < size; index += 1) {
+          await appendEvent(trx, clock.now(), {
+            shopId,
+            type: 'invoice.closed',
+            data: { issuance_id: newId(), shop_id: shopId, external_id: null, type: 'invoice', bench_sequence: start + index },
+          });
+        }
+      });
+      lastCommitAt = Date.now();
+      firstCommitAt ??= lastCommitAt;
+    }
+  };
+  await Promise.all(Array.from({ length: writers }, writer));
   return { firstCommitAt, lastCommitAt };
 }
 

@@ -5,7 +5,7 @@
 // and, for the webhook section, receives deliveries. Numbers are reported,
 // never asserted: the exit code is 0 whatever the ratios.
 //
-// Environment: BENCH_SECONDS (10), BENCH_EVENTS (5000), BENCH_DATABASE_URL
+// Environment: BENCH_SECONDS (10), BENCH_EVENTS (5000), BENCH_WRITERS (4), BENCH_DATABASE_URL
 // (PostgreSQL; embedded PGlite in temporary directories otherwise).
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +19,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = 10;
 const SECONDS = positiveNumber('BENCH_SECONDS', 10);
 const EVENTS = Math.round(positiveNumber('BENCH_EVENTS', 5000));
-const EVENT_BATCH = 100;
+const EVENT_BATCH = 20;
+/** Concurrent event writers (as several API processes would be); PGlite runs them one at a time anyway. */
+const EVENT_WRITERS = Math.round(positiveNumber('BENCH_WRITERS', 4));
 const WARMUP_SECONDS = Math.min(2, Math.max(1, Math.round(SECONDS / 5)));
 
 /** Ratios the issues set: route → minimum share of its baseline. */
@@ -184,7 +186,7 @@ async function webhookSection(appChild, app) {
     if (registration.status !== 201) throw new Error(`POST /shops/:id/webhooks answered ${registration.status} ${await registration.text()}`);
 
     const allReceived = receiver.waitFor(EVENTS, 60_000 + EVENTS * 20);
-    const written = await request(appChild, { type: 'write-events', count: EVENTS, batch: EVENT_BATCH }, 'events-written', 600_000);
+    const written = await request(appChild, { type: 'write-events', count: EVENTS, batch: EVENT_BATCH, writers: EVENT_WRITERS }, 'events-written', 600_000);
     const complete = await allReceived;
     const receipts = [...receiver.firstReceipts.values()];
     const lastReceipt = Math.max(...receipts.map((receipt) => receipt.at));
