@@ -61,7 +61,7 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
     return503OnClosing: true,
     // Long enough for any real identifier; longer path parameters cannot name
     // anything and are answered by `frameworkErrors` below.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     // Errors Fastify raises before routing (a bad percent-escape, an overlong
     // parameter) would otherwise answer in Fastify's own shape, not SPEC's.
     frameworkErrors: (error, _request, reply) => sendFrameworkError(error, reply as unknown as FastifyReply),
