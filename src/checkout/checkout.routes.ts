@@ -40,17 +40,11 @@ const _networkFits: (network: PublicNetwork) => Static<typeof NetworkSchema> = (
 
 const BrandingSchema = Type.Object({ name: Type.String(), logo_url: Type.Optional(Type.String()) });
 
-const optionProperties = {
+/** Fields a Checkout and a Checkout group share (SPEC lists them for both). */
+const commonProperties = {
   public_id: Type.String(),
   shop_id: Type.String(),
   kind: Type.String(),
-  family: Type.String(),
-  chain_id: Type.Integer(),
-  token: Type.String(),
-  token_decimals: Type.Integer(),
-  network: NetworkSchema,
-  amount: Type.String(),
-  address: Type.String(),
   status: Type.String(),
   cancelled_at: NullableString,
   disabled_at: NullableString,
@@ -60,6 +54,17 @@ const optionProperties = {
   branding: BrandingSchema,
   merchant_name: Type.String(),
   sandbox: Type.Boolean(),
+};
+
+const optionProperties = {
+  ...commonProperties,
+  family: Type.String(),
+  chain_id: Type.Integer(),
+  token: Type.String(),
+  token_decimals: Type.Integer(),
+  network: NetworkSchema,
+  amount: Type.String(),
+  address: Type.String(),
   tx_hash: Type.String(),
   received: Type.String(),
 };
@@ -70,19 +75,8 @@ const CheckoutSchema = Type.Object({ ...optionProperties, payment_url: Type.Stri
 /** SPEC "Checkout group": options are complete Checkouts without payment_url. */
 const CheckoutGroupSchema = Type.Object({
   group: Type.Literal(true),
-  public_id: Type.String(),
-  shop_id: Type.String(),
-  kind: Type.String(),
+  ...commonProperties,
   amount: Type.String(),
-  status: Type.String(),
-  cancelled_at: NullableString,
-  disabled_at: NullableString,
-  expires_at: NullableString,
-  description: Type.String(),
-  return_url: Type.String(),
-  branding: BrandingSchema,
-  merchant_name: Type.String(),
-  sandbox: Type.Boolean(),
   paid_public_id: NullableString,
   payment_url: Type.String(),
   options: Type.Array(Type.Object(optionProperties)),

@@ -13,18 +13,11 @@ export interface Branding {
   logo_url?: string;
 }
 
-/** SPEC "Checkout" without `payment_url`: the shape of a group's option. */
-export interface CheckoutOption {
+/** The fields SPEC gives both a Checkout and a Checkout group, with the same meaning. */
+interface CheckoutCommon {
   public_id: string;
   shop_id: string;
   kind: 'invoice' | 'deposit';
-  family: string;
-  chain_id: number;
-  token: string;
-  token_decimals: number;
-  network: PublicNetwork;
-  amount: string;
-  address: string;
   status: IssuanceStatus;
   cancelled_at: string | null;
   disabled_at: string | null;
@@ -35,6 +28,17 @@ export interface CheckoutOption {
   branding: Branding;
   merchant_name: string;
   sandbox: boolean;
+}
+
+/** SPEC "Checkout" without `payment_url`: the shape of a group's option. */
+export interface CheckoutOption extends CheckoutCommon {
+  family: string;
+  chain_id: number;
+  token: string;
+  token_decimals: number;
+  network: PublicNetwork;
+  amount: string;
+  address: string;
   tx_hash: string;
   received: string;
 }
@@ -43,22 +47,10 @@ export interface Checkout extends CheckoutOption {
   payment_url: string;
 }
 
-export interface CheckoutGroup {
+export interface CheckoutGroup extends CheckoutCommon {
   group: true;
-  public_id: string;
-  shop_id: string;
-  kind: 'invoice' | 'deposit';
   /** The group's decimal token amount (SPEC), "0" for deposit groups (see `amountOf`). */
   amount: string;
-  status: IssuanceStatus;
-  cancelled_at: string | null;
-  disabled_at: string | null;
-  expires_at: string | null;
-  description: string;
-  return_url: string;
-  branding: Branding;
-  merchant_name: string;
-  sandbox: boolean;
   paid_public_id: string | null;
   payment_url: string;
   options: CheckoutOption[];
