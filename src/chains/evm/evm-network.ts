@@ -1,0 +1,34 @@
+import type { Address } from 'viem';
+
+/** One token the watcher scans for on an EVM network (from the catalogue). */
+export interface EvmToken {
+  readonly address: Address;
+  readonly symbol: string;
+  readonly decimals: number;
+}
+
+/**
+ * A live EVM network as the catalogue file describes it (SPEC "Network" plus
+ * the operator fields that never appear in an API answer: `rpc_url`,
+ * `confirmations`, `fee_wallet` and tuning).
+ */
+export interface EvmNetwork {
+  readonly chainId: number;
+  readonly rpcUrl: string;
+  /** Blocks after the transfer's block before `transfer.confirmed`; 0 means at inclusion. */
+  readonly confirmations: number;
+  /** Deposit forwarder factory (`main_factory`). */
+  readonly mainFactory: Address;
+  /** Invoice forwarder factory (`invoice_factory`). */
+  readonly invoiceFactory: Address;
+  /** First block to scan (the factories' deployment block). */
+  readonly startBlock: bigint;
+  /** The operator's fee wallet, committed in every forwarder's terms. */
+  readonly feeWallet: Address;
+  readonly tokens: readonly EvmToken[];
+  /** Watcher tuning. */
+  readonly pollIntervalMs: number;
+  readonly maxBlockRange: number;
+  /** Scan only up to the `finalized` block tag instead of head − confirmations (networks with finality). */
+  readonly useFinalizedTag: boolean;
+}
