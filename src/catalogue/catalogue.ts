@@ -33,6 +33,21 @@ export interface SweepTerms {
   readonly maximumSweep: string;
 }
 
+/**
+ * How Ivory reaches a live EVM network (catalogue file only, never in an API
+ * answer: an RPC URL often carries a provider's key).
+ */
+export interface ChainAccess {
+  readonly rpcUrl: string;
+  /** Blocks after the transfer's block before transfer.confirmed; 0 means at inclusion. */
+  readonly confirmations: number;
+  /** The operator's fee wallet; when absent it is read from the factory. */
+  readonly feeWallet: string | undefined;
+  readonly pollIntervalMs: number;
+  readonly maxBlockRange: number;
+  readonly useFinalizedTag: boolean;
+}
+
 export interface Network {
   readonly chainId: number;
   readonly name: string;
@@ -49,6 +64,8 @@ export interface Network {
   readonly fees: { readonly invoice: FeeTerms; readonly deposit: FeeTerms };
   readonly sweep: SweepTerms;
   readonly tokens: readonly Token[];
+  /** Set when the network is live: an RPC URL and both factories. */
+  readonly chain: ChainAccess | undefined;
 }
 
 /** A token as GET /networks shows it. `icon_url` is relative to `{base_url}`. */

@@ -1,6 +1,7 @@
 export { DEFAULT_CATALOGUE_FILE, loadCatalogue } from './catalogue.js';
 export type {
   Catalogue,
+  ChainAccess,
   FeeKind,
   FeeTerms,
   Network,

@@ -3,7 +3,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { sha256Hex } from '../platform/crypto.js';
 import { feeFor, parseBaseUnits, parseDecimalAmount, type FeeTerms } from '../money/index.js';
 import { checksummedEvmAddress, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
-import type { Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './catalogue.js';
+import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './catalogue.js';
 
 /**
  * Reads a catalogue file and checks every rule, so that the rest of Ivory can
@@ -12,7 +12,10 @@ import type { Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './cat
  * File shape: `{ "networks": [ { chain_id, name, family, native_symbol,
  * explorer_url, main_factory, invoice_factory, start_block, enabled,
  * minimum_payment, terms: { invoice, deposit, sweep_threshold, minimum_sweep,
- * maximum_sweep }, tokens: [ { address, symbol, decimals, status?, icon? } ] } ] }`.
+ * maximum_sweep }, tokens: [ { address, symbol, decimals, status?, icon? } ],
+ * rpc_url?, confirmations?, fee_wallet?, poll_interval_ms?, max_block_range?,
+ * use_finalized_tag? } ] }`. An EVM network with an `rpc_url` and both
+ * factories is live (`Network.chain`).
  * Unknown fields are refused: a misspelt optional field would otherwise vanish.
  */
 
@@ -42,7 +45,17 @@ const NETWORK_FIELDS = [
   'minimum_payment',
   'terms',
   'tokens',
+  // Operator fields of a live EVM network: never shown in an API answer.
+  'rpc_url',
+  'confirmations',
+  'fee_wallet',
+  'poll_interval_ms',
+  'max_block_range',
+  'use_finalized_tag',
 ] as const;
+const MAX_CONFIRMATIONS = 10_000;
+const DEFAULT_POLL_INTERVAL_MS = 1_000;
+const DEFAULT_MAX_BLOCK_RANGE = 2_000;
 const TERMS_FIELDS = ['invoice', 'deposit', 'sweep_threshold', 'minimum_sweep', 'maximum_sweep'] as const;
 const FEE_FIELDS = ['bps', 'minimum', 'maximum'] as const;
 const TOKEN_FIELDS = ['address', 'symbol', 'decimals', 'status', 'icon'] as const;
@@ -207,6 +220,8 @@ function readNetwork(file: string, index: number, value: unknown): Network {
     entry.fail('minimum_payment', 'must be a decimal token amount');
   }
 
+  const chain = readChainAccess(entry, family, mainFactory, invoiceFactory);
+
   return Object.freeze({
     chainId,
     name: entry.nonEmptyString('name'),
@@ -221,6 +236,41 @@ function readNetwork(file: string, index: number, value: unknown): Network {
     fees: Object.freeze(fees),
     sweep,
     tokens: Object.freeze(tokens),
+    chain,
+  });
+}
+
+/**
+ * The operator's access to a live EVM network. `rpc_url` alone is not enough:
+ * without both factories Ivory cannot compute a payment address, so such an
+ * entry is refused rather than silently left not ready.
+ */
+function readChainAccess(entry: Entry, family: NetworkFamily, mainFactory: string, invoiceFactory: string): ChainAccess | undefined {
+  const operatorFields = ['rpc_url', 'confirmations', 'fee_wallet', 'poll_interval_ms', 'max_block_range', 'use_finalized_tag'];
+  if (!entry.has('rpc_url')) {
+    const stray = operatorFields.find((field) => entry.has(field));
+    if (stray !== undefined) entry.fail(stray, 'needs rpc_url');
+    return undefined;
+  }
+  if (family !== 'evm') entry.fail('rpc_url', 'is supported on EVM networks only');
+  const rpcUrl = entry.string('rpc_url');
+  if (!isWebUrl(rpcUrl)) entry.fail('rpc_url', 'must be an http(s) URL');
+  if (mainFactory === '' || invoiceFactory === '') {
+    entry.fail(mainFactory === '' ? 'main_factory' : 'invoice_factory', 'must be set on a network with rpc_url (npx ivory contracts deploy prints it)');
+  }
+  let feeWallet: string | undefined;
+  if (entry.has('fee_wallet')) {
+    feeWallet = entry.string('fee_wallet');
+    const problem = addressProblem(family, feeWallet);
+    if (problem !== undefined) entry.fail('fee_wallet', problem);
+  }
+  return Object.freeze({
+    rpcUrl,
+    confirmations: entry.has('confirmations') ? entry.integer('confirmations', 0, MAX_CONFIRMATIONS) : 0,
+    feeWallet,
+    pollIntervalMs: entry.has('poll_interval_ms') ? entry.integer('poll_interval_ms', 50, 600_000) : DEFAULT_POLL_INTERVAL_MS,
+    maxBlockRange: entry.has('max_block_range') ? entry.integer('max_block_range', 1, 1_000_000) : DEFAULT_MAX_BLOCK_RANGE,
+    useFinalizedTag: entry.has('use_finalized_tag') ? entry.boolean('use_finalized_tag') : false,
   });
 }
 

@@ -30,6 +30,7 @@ const NETWORK: Network = {
   },
   sweep: { sweepThreshold: '10', minimumSweep: '5', maximumSweep: '100' },
   tokens: [TOKEN],
+  chain: undefined,
 };
 const catalogue = {
   network: (chainId: number) => (chainId === NETWORK.chainId ? NETWORK : undefined),
