@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Pays a devnet address: `node scripts/devnet-pay.mjs <address> <amount in TUSD> [token]`.
+// Mints TUSD to anvil's test account #4 and transfers it, as a payer's wallet would.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPublicClient, createWalletClient, http, isAddress, parseAbi, parseUnits } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PAYER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
+const [to, amount, tokenArgument] = process.argv.slice(2);
+if (to === undefined || !isAddress(to) || amount === undefined || !/^\d+(\.\d{1,6})?$/.test(amount)) {
+  console.error('usage: node scripts/devnet-pay.mjs <address> <amount, e.g. 25 or 12.5> [token address]');
+  process.exit(2);
+}
+const dataDir = path.resolve(process.env.DEVNET_DATA_DIR ?? path.join(root, 'data', 'devnet'));
+const network = JSON.parse(readFileSync(path.join(dataDir, 'networks.json'), 'utf8')).networks.find((entry) => entry.chain_id === 31337);
+const token = tokenArgument ?? network.tokens[0].address;
+const rpcUrl = network.rpc_url;
+const chain = { id: 31337, name: 'Ivory devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } };
+const account = privateKeyToAccount(PAYER_KEY);
+const wallet = createWalletClient({ chain, transport: http(rpcUrl), account });
+const reader = createPublicClient({ chain, transport: http(rpcUrl) });
+const abi = parseAbi(['function mint(address to, uint256 amount)', 'function transfer(address to, uint256 amount) returns (bool)']);
+const units = parseUnits(amount, 6);
+await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi, functionName: 'mint', args: [account.address, units] }) });
+const hash = await wallet.writeContract({ address: token, abi, functionName: 'transfer', args: [to, units] });
+const receipt = await reader.waitForTransactionReceipt({ hash });
+console.log(`paid ${amount} TUSD to ${to}: tx ${hash} in block ${receipt.blockNumber}`);

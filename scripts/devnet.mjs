@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+// `npm run devnet`: a local EVM chain with Ivory on it, for trying a real payment.
+// Starts anvil (1-second blocks), deploys a 6-decimal test stablecoin and Ivory's
+// factories, writes a catalogue file, starts Ivory on it (the caller's environment
+// passes through), funds the relayer, signs up a demo merchant with a live shop and
+// an API key, and prints how to pay an invoice from a funded test account.
+// Ctrl-C stops everything.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { deployContracts, deployTestStablecoin } = await import(path.join(root, 'dist/chains/evm/contracts/index.js'));
+
+// anvil's well-known test accounts (mnemonic "test test … junk"): never real money.
+const DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const FEE_WALLET_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const MERCHANT_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+const RECIPIENT_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
+const PAYER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
+
+const chainId = 31337;
+const anvilPort = Number(process.env.DEVNET_ANVIL_PORT ?? 8545);
+const ivoryPort = Number(process.env.PORT ?? 8080);
+const rpcUrl = `http://127.0.0.1:${anvilPort}`;
+const ivoryUrl = process.env.PUBLIC_URL ?? `http://localhost:${ivoryPort}`;
+const dataDir = path.resolve(process.env.DEVNET_DATA_DIR ?? path.join(root, 'data', 'devnet'));
+const adminToken = process.env.ADMIN_TOKEN ?? `devnet-${randomBytes(12).toString('hex')}`;
+
+const children = [];
+let stopping = false;
+function stopAll(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children.reverse()) if (child.exitCode === null) child.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 1_500).unref();
+}
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+function start(command, args, env, name) {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code) => {
+    if (!stopping) {
+      console.error(`devnet: ${name} exited (${code}); stopping`);
+      stopAll(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitFor(what, probe, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== null && value !== false) return value;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`devnet: ${what} did not come up within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function api(method, url, { token, body, idempotent = method !== 'GET' } = {}) {
+  const headers = { accept: 'application/json' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (idempotent) headers['idempotency-key'] = `devnet-${randomBytes(8).toString('hex')}`;
+  const response = await fetch(`${ivoryUrl}/api/v1${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`devnet: ${method} ${url} answered ${response.status} ${text}`);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+// 1. The chain.
+start(path.join(root, 'node_modules', '.bin', 'anvil'), ['--port', String(anvilPort), '--chain-id', String(chainId), '--block-time', '1', '--silent'], process.env, 'anvil');
+const chain = { id: chainId, name: 'Ivory devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } };
+const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
+await waitFor(`anvil on ${rpcUrl}`, () => publicClient.getChainId());
+
+// 2. The token and the factories.
+const feeWallet = privateKeyToAccount(FEE_WALLET_KEY).address;
+const stablecoin = await deployTestStablecoin({ rpcUrl, privateKey: DEPLOYER_KEY });
+const deployed = await deployContracts({ rpcUrl, privateKey: DEPLOYER_KEY, feeWallet });
+console.log(`devnet: test stablecoin TUSD at ${stablecoin}; factories ${deployed.mainFactory} (deposits), ${deployed.invoiceFactory} (invoices)`);
+
+// 3. The catalogue: the bundled networks (sandbox shops keep working) plus this chain.
+rmSync(dataDir, { recursive: true, force: true });
+mkdirSync(dataDir, { recursive: true });
+const bundledFile = path.join(root, 'dist', 'catalogue', 'networks.default.json');
+const bundled = JSON.parse(readFileSync(bundledFile, 'utf8'));
+for (const network of bundled.networks) {
+  for (const token of network.tokens) if (token.icon !== undefined) token.icon = path.resolve(path.dirname(bundledFile), token.icon);
+}
+bundled.networks.push({
+  chain_id: chainId,
+  name: 'Ivory devnet',
+  family: 'evm',
+  native_symbol: 'ETH',
+  explorer_url: 'http://localhost',
+  main_factory: deployed.mainFactory,
+  invoice_factory: deployed.invoiceFactory,
+  start_block: deployed.startBlock,
+  enabled: true,
+  minimum_payment: '1',
+  terms: {
+    invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+    deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+    sweep_threshold: '10',
+    minimum_sweep: '1',
+    maximum_sweep: '100000',
+  },
+  tokens: [{ address: stablecoin, symbol: 'TUSD', decimals: 6, status: 'ready' }],
+  rpc_url: rpcUrl,
+  confirmations: 2,
+  fee_wallet: feeWallet,
+  poll_interval_ms: 250,
+});
+const networksFile = path.join(dataDir, 'networks.json');
+writeFileSync(networksFile, `${JSON.stringify(bundled, null, 2)}\n`);
+
+// 4. Ivory itself.
+start(
+  process.execPath,
+  ['--enable-source-maps', path.join(root, 'dist', 'cli', 'main.js'), 'serve'],
+  { ...process.env, PORT: String(ivoryPort), NETWORKS_FILE: networksFile, DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? 'true' },
+  'ivory',
+);
+const relayer = await waitFor('the relayer address on /admin/v1/networks', async () => {
+  const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
+  if (!response.ok) return undefined;
+  return (await response.json()).find((network) => network.chain_id === chainId)?.relayer_address;
+});
+const deployer = createWalletClient({ chain, transport: http(rpcUrl), account: privateKeyToAccount(DEPLOYER_KEY) });
+await publicClient.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: relayer, value: parseEther('10') }) });
+
+// 5. A demo merchant: wallet sign-in, onboarding, a live shop paying the recipient, an API key.
+const merchant = privateKeyToAccount(MERCHANT_KEY);
+const challenge = await api('POST', '/auth/wallet/challenge', { body: { address: merchant.address, chain_id: chainId }, idempotent: false });
+const session = await api('POST', '/auth/wallet/verify', {
+  body: { challenge_id: challenge.challenge_id, signature: await merchant.signMessage({ message: challenge.message }) },
+  idempotent: false,
+});
+await api('POST', '/onboarding', { token: session.token, body: { name: 'Devnet Demo', email: 'demo@example.com' } });
+const [{ id: merchantId }] = await api('GET', '/merchants', { token: session.token });
+const recipient = privateKeyToAccount(RECIPIENT_KEY).address;
+const shop = await api('POST', `/merchants/${merchantId}/shops`, { token: session.token, body: { name: 'Devnet shop', sandbox: false, recipient } });
+const key = await api('POST', `/shops/${shop.id}/keys`, { token: session.token, body: { name: 'devnet', scopes: ['read', 'write'] } });
+
+const payer = privateKeyToAccount(PAYER_KEY).address;
+console.log(`
+Ivory devnet is up (Ctrl-C stops it).
+  API          ${ivoryUrl}/api/v1          chain ${rpcUrl} (id ${chainId}, 1-second blocks, 2 confirmations)
+  token        TUSD ${stablecoin} (6 decimals)
+  relayer      ${relayer} (funded with 10 ETH)
+  fee wallet   ${feeWallet}      recipient ${recipient}
+  admin        curl -H 'authorization: Bearer ${adminToken}' ${ivoryUrl}/admin/v1/networks
+  API key      ${key.token}   (shop ${shop.id})
+
+Pay an invoice:
+  curl -s -X POST ${ivoryUrl}/api/v1/shops/${shop.id}/invoices \\
+    -H 'authorization: Bearer ${key.token}' -H 'content-type: application/json' -H "idempotency-key: $(date +%s%N)" \\
+    -d '{"chain_id":${chainId},"token":"${stablecoin}","amount":"25000000"}'
+  node scripts/devnet-pay.mjs <address from the answer> 25    # the test account ${payer} pays 25 TUSD
+  then open its payment_url, or GET /shops/${shop.id}/invoices/<id>: open → funded → settled with payout_tx_hash.
+`);
