@@ -7,6 +7,23 @@ export interface AddressRequest {
   readonly family: NetworkFamily;
   readonly kind: 'invoice' | 'deposit';
   readonly token: string;
+  /*
+   * What a live EVM address commits to (ARCHITECTURE "Chains": the CREATE2
+   * salt fixes the split). Optional only until the allocation job passes them;
+   * the EVM adapter refuses a request without them. The sandbox adapter
+   * ignores them.
+   */
+  /** The shop's recipient on this network: where `amount − fee` goes. */
+  readonly recipient?: string;
+  /** The shop's delegate, allowed to sweep without Ivory; null when none. */
+  readonly delegate?: string | null;
+  /** Invoices: the amount in token base units; deposits: null. */
+  readonly amount?: bigint | null;
+  readonly tokenDecimals?: number;
+  /** Fee terms as stored on the issuance: basis points, and bounds in 18-decimal units (LEDGER "Fees"). */
+  readonly feeBps?: number;
+  readonly feeMinimum?: bigint;
+  readonly feeMaximum?: bigint;
 }
 
 /**

@@ -36,3 +36,28 @@ export interface TransferLedger {
   /** Live issuances on `chainId` with an address, allocated after `after` (all when null). */
   watchedAddresses(db: Db, chainId: number, after: { readonly allocatedAt: Date; readonly issuanceId: string } | null): Promise<WatchedAddress[]>;
 }
+
+/**
+ * What the EVM relayer's payout tracker tells the payout ledger, each inside
+ * the tracker's transaction (which also records the transaction row's new
+ * status, so the two never disagree). Every call may come twice (two trackers
+ * after a lease ran out, a retried transaction): a repeat must be a no-op.
+ */
+export interface PayoutLedger {
+  /** The payout's sweep `txHash` succeeded at the network's confirmation depth (payout.confirmed). */
+  confirmPayout(trx: Tx, now: Date, payout: { readonly payoutId: string; readonly txHash: string }): Promise<void>;
+  /**
+   * A sweep reported confirmed vanished from the chain or moved to another
+   * block (a reorg past the depth): payout.reverted, and the payout is redone.
+   * The relayer redoes it with the SAME signed transaction (its nonce is free
+   * again), so the next call for this payout is `confirmPayout` again.
+   */
+  revertPayout(trx: Tx, now: Date, payout: { readonly payoutId: string }): Promise<void>;
+  /**
+   * The internal `sweep.failed` signal: the attempt `txHash` reverted at depth
+   * (status 0), or its nonce was used by another transaction. The payout goes
+   * back to the send queue, and `sendPayout` may sign a new transaction with a
+   * new nonce. Ignored when the payout has since moved on to another `txHash`.
+   */
+  sweepFailed(trx: Tx, now: Date, payout: { readonly payoutId: string; readonly txHash: string }): Promise<void>;
+}

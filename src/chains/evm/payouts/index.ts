@@ -1,0 +1,5 @@
+/** Crash-safe sweeps of an EVM network's forwarders: send, track, bump, follow reorgs. */
+export { sendEvmPayout, NothingToSweepError, type EvmLog, type SendEvmPayoutDeps } from './send-evm-payout.js';
+export { EvmPayoutTracker, DEFAULT_TRACKER_TUNING, bumpedFees, type PayoutTrackerDeps, type PayoutTrackerTuning } from './evm-payout-tracker.job.js';
+export type { SigningHooks, Fees } from './sign-payout-transaction.js';
+export { listPayoutTransactions, type PayoutTransaction } from './payout-transactions.repository.js';
