@@ -3,15 +3,20 @@ import { buildApp } from '../app.js';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { openEmbedded, openPostgres } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
+import { contractsCommand } from './contracts-command.js';
 
 const USAGE = `usage: ivory <command>
 
 commands:
   serve [--role all|api|worker]   run the API, hosted pages and workers (default role: all)
-  migrate                         apply database migrations and exit`;
+  migrate                         apply database migrations and exit
+  contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS
+                                  deploy the forwarder factories to an EVM network`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Needs no configuration: it talks to a chain, not to Ivory's storage.
+  if (command === 'contracts') return contractsCommand(rest);
   let config: Config;
   try {
     config = loadConfig();

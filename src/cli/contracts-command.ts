@@ -1,0 +1,87 @@
+import { parseArgs } from 'node:util';
+import { isAddress, isHex } from 'viem';
+import { deployContracts } from '../chains/evm/contracts/index.js';
+
+export const CONTRACTS_USAGE = `usage: ivory contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS [--owner ADDRESS]
+
+Deploys Ivory's forwarder factories to the network at URL, paying gas from the
+key, waits for their receipts and prints, as the last line, the catalogue
+fields of that network as one JSON object:
+  {"chain_id":…,"main_factory":"0x…","invoice_factory":"0x…","start_block":…,"fee_wallet":"0x…","owner":"0x…"}
+--owner (default: the deploying account) may recover late transfers and coins
+sent by mistake, always along each forwarder's committed split.`;
+
+/** `ivory contracts …`: exit code 0 on success, 2 on a usage error. */
+export async function contractsCommand(args: readonly string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === '--help' || sub === '-h' || sub === 'help') {
+    console.log(CONTRACTS_USAGE);
+    return 0;
+  }
+  if (sub !== 'deploy') {
+    console.error(sub === undefined ? CONTRACTS_USAGE : `ivory contracts: unknown command "${sub}" (try: ivory contracts --help)`);
+    return 2;
+  }
+  let values: { 'rpc-url'?: string; 'private-key'?: string; 'fee-wallet'?: string; owner?: string; help?: boolean };
+  try {
+    values = parseArgs({
+      args: [...rest],
+      options: {
+        'rpc-url': { type: 'string' },
+        'private-key': { type: 'string' },
+        'fee-wallet': { type: 'string' },
+        owner: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    console.error(`ivory contracts deploy: ${(error as Error).message}`);
+    return 2;
+  }
+  if (values.help === true) {
+    console.log(CONTRACTS_USAGE);
+    return 0;
+  }
+  const rpcUrl = values['rpc-url'];
+  const rawKey = values['private-key'];
+  const feeWallet = values['fee-wallet'];
+  const problem =
+    rpcUrl === undefined || !/^https?:\/\//.test(rpcUrl)
+      ? '--rpc-url must be an http(s) URL'
+      : rawKey === undefined || !isHex(normalisedKey(rawKey)) || normalisedKey(rawKey).length !== 66
+        ? '--private-key must be 32 bytes of hex'
+        : feeWallet === undefined || !isAddress(feeWallet, { strict: false })
+          ? '--fee-wallet must be an EVM address'
+          : values.owner !== undefined && !isAddress(values.owner, { strict: false })
+            ? '--owner must be an EVM address'
+            : undefined;
+  if (problem !== undefined || rpcUrl === undefined || rawKey === undefined || feeWallet === undefined) {
+    console.error(`ivory contracts deploy: ${problem ?? 'missing arguments'}`);
+    return 2;
+  }
+  console.log(`deploying Ivory's forwarder factories through ${new URL(rpcUrl).origin} …`);
+  const deployed = await deployContracts({
+    rpcUrl,
+    privateKey: normalisedKey(rawKey),
+    feeWallet,
+    ...(values.owner === undefined ? {} : { owner: values.owner }),
+  });
+  console.log(`deployed on chain ${deployed.chainId} at block ${deployed.startBlock}; add these fields to the network's catalogue entry:`);
+  console.log(
+    JSON.stringify({
+      chain_id: deployed.chainId,
+      main_factory: deployed.mainFactory,
+      invoice_factory: deployed.invoiceFactory,
+      start_block: deployed.startBlock,
+      fee_wallet: deployed.feeWallet,
+      owner: deployed.owner,
+    }),
+  );
+  return 0;
+}
+
+function normalisedKey(key: string): `0x${string}` {
+  return (key.startsWith('0x') ? key : `0x${key}`) as `0x${string}`;
+}
