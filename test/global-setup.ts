@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,9 @@ declare module 'vitest' {
  * a dump of the migrated template (much faster than initdb + migrations).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Tests of the shipped program (the CLI, `ivory contracts deploy`) run dist/: build it once,
+  // here, so no two test files write it at the same time.
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: path.resolve(import.meta.dirname, '..'), stdio: 'inherit' });
   const url = process.env.TEST_DATABASE_URL;
   if (url === undefined || url === '') {
     const template = await openEmbedded();

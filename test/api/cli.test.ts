@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const main = path.join(root, 'dist/cli/main.js');
@@ -27,11 +27,7 @@ function run(env: Record<string, string>, args: string[]) {
 }
 
 describe('the ivory command (platform issue, items 1-4)', () => {
-  beforeAll(() => {
-    // The CLI is what `npm start` runs: test the built program, as shipped.
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
-  }, 180_000);
-
+  // The CLI is what `npm start` runs: the built program is tested, as shipped (test/global-setup.ts builds it).
   it('stops start-up with one line naming a bad variable', () => {
     const child = run({ PORT: 'eighty' }, ['serve']);
     let stderr = '';
