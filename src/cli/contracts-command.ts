@@ -7,7 +7,7 @@ export const CONTRACTS_USAGE = `usage: ivory contracts deploy --rpc-url URL --pr
 Deploys Ivory's forwarder factories to the network at URL, paying gas from the
 key, waits for their receipts and prints, as the last line, the catalogue
 fields of that network as one JSON object:
-  {"chain_id":…,"main_factory":"0x…","invoice_factory":"0x…","start_block":…,"fee_wallet":"0x…","owner":"0x…"}
+  {"chain_id":…,"main_factory":"0x…","invoice_factory":"0x…","start_block":…,"fee_wallet":"0x…"}
 --owner (default: the deploying account) may recover late transfers and coins
 sent by mistake, always along each forwarder's committed split.`;
 
@@ -76,7 +76,6 @@ export async function contractsCommand(args: readonly string[]): Promise<number>
       invoice_factory: deployed.invoiceFactory,
       start_block: deployed.startBlock,
       fee_wallet: deployed.feeWallet,
-      owner: deployed.owner,
     }),
   );
   return 0;
