@@ -1,0 +1,190 @@
+import type { Clock } from '../../../platform/clock.js';
+import { inTransaction, type Db } from '../../../platform/database/database.js';
+import type { Job } from '../../../platform/jobs.js';
+import type { EvmNetwork } from '../evm-network.js';
+import type { TransferLedger } from '../ledger-port.js';
+import { AdaptiveBlockRange } from './block-range.js';
+import { createEvmRpc, type EvmRpc } from './evm-rpc.js';
+import { findReorgAncestor, rewindAfterReorg, type ReorgDeps } from './handle-reorg.js';
+import { fetchRange, matchTransfers, type FetchedRange } from './scan-range.js';
+import { tellLedger } from './tell-ledger.js';
+import { WatchedAddressBook } from './watched-address-book.js';
+import {
+  claimScanCommit,
+  confirmTransfers,
+  deleteBlockHashes,
+  ensureScanCursor,
+  moveScanCursor,
+  saveBlockHashes,
+  upsertTransfers,
+  type WatchedTransfer,
+} from './watcher.repository.js';
+
+/** Where the watcher reports trouble it handles itself (a pino logger fits). */
+export interface WatcherLog {
+  warn(details: object, message: string): void;
+}
+
+export interface EvmWatcherOptions {
+  /** Bound of every JSON-RPC call. */
+  readonly rpcTimeoutMs?: number;
+  /** Blocks of hashes kept for reorg detection, beyond the confirmation depth. */
+  readonly reorgDepth?: number;
+  /** Concurrent ledger transactions (PostgreSQL); the embedded backend runs them one at a time anyway. */
+  readonly ledgerWorkers?: number;
+  readonly ledgerBatchSize?: number;
+  /** Pause after a failed pass: doubles from `initialMs` up to `maxMs`. */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** How far back each address refresh re-reads, for allocations that committed late. */
+  readonly addressOverlapMs?: number;
+}
+
+export interface EvmWatcherDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly network: EvmNetwork;
+  readonly ledger: TransferLedger;
+  readonly log: WatcherLog;
+  readonly options?: EvmWatcherOptions;
+}
+
+/**
+ * The chain watcher of one EVM network (issue 9, Deliver 4). Each `run` is one
+ * pass: read the head, check the last scanned block for a reorg, fetch the
+ * next range's `Transfer` logs, match them against the watched addresses,
+ * then commit the range in ONE transaction (advisory lock, cursor
+ * compare-and-set, transfers, confirmations, block hashes), and finally tell
+ * the ledger. Every RPC call happens outside any transaction; the cursor
+ * moves only in the commit that records the range, so an RPC failure skips
+ * nothing: the pass is abandoned and retried after a backoff.
+ *
+ * Any number of processes may run it: a process whose commit finds the cursor
+ * moved discards its work (another one did it).
+ */
+export class EvmWatcherJob implements Job {
+  readonly name: string;
+  readonly idleMs: number;
+  readonly #deps: EvmWatcherDeps;
+  readonly #rpc: EvmRpc;
+  readonly #range: AdaptiveBlockRange;
+  readonly #book: WatchedAddressBook;
+  readonly #reorg: ReorgDeps;
+  readonly #ledgerWorkers: number;
+  readonly #ledgerBatchSize: number;
+  readonly #backoff: { readonly initialMs: number; readonly maxMs: number };
+  #failures = 0;
+  #retryAt = 0;
+
+  constructor(deps: EvmWatcherDeps) {
+    const { network, options = {} } = deps;
+    this.#deps = deps;
+    this.name = `evm-watcher:${network.chainId}`;
+    this.idleMs = network.pollIntervalMs;
+    this.#rpc = createEvmRpc(network.rpcUrl, { timeoutMs: options.rpcTimeoutMs ?? 10_000 });
+    this.#range = new AdaptiveBlockRange(network.maxBlockRange);
+    this.#book = new WatchedAddressBook({ overlapMs: options.addressOverlapMs ?? 30_000 });
+    this.#reorg = {
+      db: deps.db,
+      clock: deps.clock,
+      rpc: this.#rpc,
+      chainId: network.chainId,
+      startBlock: network.startBlock,
+      window: network.confirmations + (options.reorgDepth ?? 64),
+    };
+    this.#ledgerWorkers = Math.max(1, options.ledgerWorkers ?? 1);
+    this.#ledgerBatchSize = Math.max(1, options.ledgerBatchSize ?? 200);
+    this.#backoff = options.backoff ?? { initialMs: Math.max(250, network.pollIntervalMs), maxMs: 30_000 };
+  }
+
+  /** Blocks scanned, transfers confirmed and ledger rows told in this pass; 0 when idle or backing off. */
+  async run(): Promise<number> {
+    if (performance.now() < this.#retryAt) return 0;
+    try {
+      const done = await this.#pass();
+      this.#failures = 0;
+      return done;
+    } catch (error) {
+      this.#failures += 1;
+      const pause = Math.min(this.#backoff.maxMs, this.#backoff.initialMs * 2 ** (this.#failures - 1));
+      this.#retryAt = performance.now() + pause * (0.75 + Math.random() * 0.5);
+      this.#deps.log.warn(
+        { err: error, chainId: this.#deps.network.chainId, failures: this.#failures, retryInMs: Math.round(pause) },
+        'evm watcher pass failed; retrying from the stored cursor',
+      );
+      return 0;
+    }
+  }
+
+  async #pass(): Promise<number> {
+    const { db, clock, network } = this.#deps;
+    // Rows a crashed or raced pass committed but did not hand over yet.
+    let done = await this.#tellLedger();
+    const cursor = await ensureScanCursor(db, network.chainId, network.startBlock, clock.now());
+    const head = await this.#rpc.headBlock();
+    const confirmable = network.useFinalizedTag ? await this.#rpc.finalizedBlock() : head - BigInt(network.confirmations);
+
+    const ancestor = await findReorgAncestor(this.#reorg, cursor.nextBlock - 1n);
+    if (ancestor !== null) {
+      const rewound = await rewindAfterReorg(this.#reorg, cursor.nextBlock, ancestor, head);
+      if (rewound !== null) {
+        this.#deps.log.warn({ chainId: network.chainId, ...stringified(rewound) }, 'evm watcher: reorg, cursor rewound');
+      }
+      return done + 1 + (await this.#tellLedger());
+    }
+
+    let fetched: FetchedRange | null = null;
+    let matched: WatchedTransfer[] = [];
+    if (cursor.nextBlock <= head) {
+      fetched = await fetchRange(this.#rpc, network.tokens, this.#range, cursor.nextBlock, head);
+      if (fetched === null) return done; // the chain just got shorter: the next pass sees the reorg
+      // After the logs were fetched: any address a payer could have paid is allocated by now.
+      await this.#book.refresh(db, this.#deps.ledger, network.chainId);
+      matched = matchTransfers(network.chainId, fetched.logs, this.#book, confirmable);
+    }
+
+    const committed = await this.#commit(cursor.nextBlock, head, confirmable, fetched, matched);
+    if (committed === null) return done;
+    done += committed + (fetched === null ? 0 : 1);
+    return done + (await this.#tellLedger());
+  }
+
+  /** The range's results in one transaction; null when another process committed first. */
+  async #commit(
+    expectedNextBlock: bigint,
+    head: bigint,
+    confirmable: bigint,
+    fetched: FetchedRange | null,
+    matched: readonly WatchedTransfer[],
+  ): Promise<number | null> {
+    const { db, clock, network } = this.#deps;
+    return inTransaction(db, async (trx) => {
+      if (!(await claimScanCommit(trx, network.chainId, expectedNextBlock))) return null;
+      const now = clock.now();
+      await upsertTransfers(trx, matched, now);
+      const confirmed = await confirmTransfers(trx, network.chainId, confirmable, now);
+      if (fetched !== null) {
+        const hashes = new Map<bigint, string>([[fetched.to, fetched.toHash]]);
+        for (const transfer of matched) hashes.set(transfer.blockNumber, transfer.blockHash);
+        await saveBlockHashes(trx, network.chainId, hashes);
+        await deleteBlockHashes(trx, network.chainId, { below: fetched.to - BigInt(this.#reorg.window) });
+      }
+      await moveScanCursor(trx, network.chainId, fetched === null ? expectedNextBlock : fetched.to + 1n, head, now);
+      return confirmed;
+    });
+  }
+
+  #tellLedger(): Promise<number> {
+    return tellLedger({
+      db: this.#deps.db,
+      clock: this.#deps.clock,
+      ledger: this.#deps.ledger,
+      chainId: this.#deps.network.chainId,
+      workers: this.#ledgerWorkers,
+      batchSize: this.#ledgerBatchSize,
+    });
+  }
+}
+
+function stringified(values: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]));
+}

@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { TransferLedger, WatchedAddress } from '../../src/chains/evm/ledger-port.js';
+import { recordTransfer } from '../../src/issuances/index.js';
+import { newId } from '../../src/platform/crypto.js';
+import type { Db, Executor } from '../../src/platform/database/database.js';
+
+/**
+ * The reference `watchedAddresses` of the ledger port, over the `issuances`
+ * table: every live EVM issuance of the network that has an address, in
+ * (updated_at, id) order after `after`. `issuances` has no allocation
+ * timestamp; `updated_at` moves when the address is set (and again on every
+ * later change, which only re-delivers a row the watcher already knows).
+ * To move into the issuances module with the app wiring; a dedicated
+ * `allocated_at` column and an index (chain_id, allocated_at, id) where
+ * address is not null would make it an index range scan.
+ */
+export async function watchedAddresses(
+  db: Db,
+  chainId: number,
+  after: { readonly allocatedAt: Date; readonly issuanceId: string } | null,
+): Promise<WatchedAddress[]> {
+  let query = db
+    .selectFrom('issuances')
+    .select(['id', 'address', 'token', 'updated_at'])
+    .where('chain_id', '=', chainId)
+    .where('family', '=', 'evm')
+    .where('sandbox', '=', false)
+    .where('address', 'is not', null);
+  if (after !== null) {
+    query = query.where(sql<boolean>`(updated_at, id) > (${after.allocatedAt}, ${after.issuanceId}::uuid)`);
+  }
+  const rows = await query.orderBy('updated_at').orderBy('id').execute();
+  return rows.map((row) => ({
+    issuanceId: row.id,
+    address: (row.address as string).toLowerCase(),
+    token: row.token.toLowerCase(),
+    allocatedAt: row.updated_at,
+  }));
+}
+
+/** The real ledger behind the watcher's port. */
+export const transferLedger: TransferLedger = {
+  recordTransfer: async (trx, now, transfer) => {
+    await recordTransfer(trx, { now }, transfer);
+  },
+  watchedAddresses,
+};
+
+/**
+ * A live (non-sandbox) open EVM issuance at `address`, as allocation leaves
+ * it: a row in `issuances` (the subject of the watcher tests is the chain,
+ * not creation over HTTP). Fee terms 50 bps, min 0.1, max 5 (18-decimal units).
+ */
+export async function insertLiveIssuance(
+  db: Executor,
+  shop: { readonly id: string; readonly merchantId: string },
+  options: { readonly chainId: number; readonly token: string; readonly address: string; readonly amount?: bigint; readonly kind?: 'invoice' | 'deposit'; readonly at?: Date },
+): Promise<{ id: string }> {
+  const id = newId();
+  const at = options.at ?? new Date();
+  const kind = options.kind ?? 'invoice';
+  await db
+    .insertInto('issuances')
+    .values({
+      id,
+      public_id: `inv_${randomBytes(9).toString('hex')}`,
+      shop_id: shop.id,
+      merchant_id: shop.merchantId,
+      group_id: null,
+      group_position: null,
+      kind,
+      sandbox: false,
+      chain_id: options.chainId,
+      family: 'evm',
+      token: options.token,
+      token_decimals: 6,
+      amount: kind === 'invoice' ? (options.amount ?? 100_000_000n) : null,
+      status: 'open',
+      address: options.address,
+      next_allocation_at: null,
+      recipient: '0x000000000000000000000000000000000000dEaD',
+      delegate: null,
+      payout_target: 'address',
+      fee_bps: 50,
+      fee_minimum: 100_000_000_000_000_000n,
+      fee_maximum: 5_000_000_000_000_000_000n,
+      sweep_threshold: kind === 'deposit' ? 1_000_000n : null,
+      external_id: null,
+      description: null,
+      return_url: null,
+      expires_at: null,
+      cancelled_at: null,
+      cancel_reason: null,
+      disabled_at: null,
+      funded_at: null,
+      settled_at: null,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  return { id };
+}
