@@ -15,11 +15,16 @@ struct Terms {
     address token;
     /// The merchant.
     address recipient;
-    /// The operator.
+    /// The operator's fee wallet. New terms take the factory's `feeWallet()`; terms committed
+    /// before a change of fee wallet keep theirs, so existing addresses keep their split.
     address feeWallet;
     /// The merchant's delegate, allowed to `recover`; address(0) when none.
     address delegate;
-    /// Invoices: the amount in token base units. Deposits: 0.
+    /// Token base units; its meaning depends on the factory.
+    /// InvoiceForwarderFactory: the invoice amount A, which the balance must reach (never 0).
+    /// DepositForwarderFactory: the minimum sweep, the smallest balance a sweep may move (the
+    /// catalogue's `minimum_sweep`), so that nobody can sweep after every tiny top-up and
+    /// make the merchant pay the minimum fee each time; 0 allows any non-zero balance.
     uint256 amount;
     /// Fee bounds in token base units.
     uint256 feeMin;
@@ -38,6 +43,10 @@ abstract contract ForwarderFactory is Ownable, ReentrancyGuard {
     /// CREATE address of (this factory, nonce 1) and can be predicted off chain.
     address public immutable implementation;
 
+    /// @notice The fee wallet Ivory commits in the terms of new forwarders. The factory never
+    /// pays to it: every payout goes to the `feeWallet` of the terms being swept.
+    address public immutable feeWallet;
+
     /// @dev keccak256 of the EIP-1167 creation code for `implementation`, hashed once.
     bytes32 private immutable forwarderCodeHash;
 
@@ -47,8 +56,11 @@ abstract contract ForwarderFactory is Ownable, ReentrancyGuard {
     error NothingToRecover();
     error NotAuthorized(address caller);
     error ForwarderDeploymentFailed();
+    error ZeroFeeWallet();
 
-    constructor(address initialOwner) Ownable(initialOwner) {
+    constructor(address initialOwner, address initialFeeWallet) Ownable(initialOwner) {
+        if (initialFeeWallet == address(0)) revert ZeroFeeWallet();
+        feeWallet = initialFeeWallet;
         address forwarderCode = address(new ForwarderImplementation());
         implementation = forwarderCode;
         forwarderCodeHash = keccak256(_cloneCreationCode(forwarderCode));

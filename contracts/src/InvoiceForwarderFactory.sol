@@ -16,7 +16,7 @@ contract InvoiceForwarderFactory is ForwarderFactory {
     error UseSweep();
     error ZeroAmount();
 
-    constructor(address initialOwner) ForwarderFactory(initialOwner) {}
+    constructor(address initialOwner, address initialFeeWallet) ForwarderFactory(initialOwner, initialFeeWallet) {}
 
     function _sweepSplit(address forwarder, Terms calldata t, uint256 balance)
         internal

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { depositForwarderFactoryAbi, invoiceForwarderFactoryAbi } from '../../src/chains/evm/contracts/index.js';
+import { depositForwarderFactoryAbi, invoiceForwarderFactoryAbi, readFactoryFeeWallet } from '../../src/chains/evm/contracts/index.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
 
 // Issue 9 "Operator path": `npx ivory contracts deploy --rpc-url URL --private-key HEX
@@ -49,6 +49,9 @@ describe('ivory contracts deploy', () => {
     const deployer = privateKeyToAccount(ANVIL_KEYS[0]).address;
     expect(await anvil.client.readContract({ address: mainFactory, abi: depositForwarderFactoryAbi, functionName: 'owner' })).toBe(deployer);
     expect(await anvil.client.readContract({ address: invoiceFactory, abi: invoiceForwarderFactoryAbi, functionName: 'owner' })).toBe(deployer);
+    // Both factories store the fee wallet, for the terms of new forwarders.
+    expect(await readFactoryFeeWallet(anvil.client, mainFactory)).toBe(feeWallet);
+    expect(await readFactoryFeeWallet(anvil.client, invoiceFactory)).toBe(feeWallet);
     const block = await anvil.client.getBlockNumber();
     expect(BigInt(fields.start_block as number) <= block).toBe(true);
   });

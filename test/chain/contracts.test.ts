@@ -9,6 +9,7 @@ import {
   parseEventLogs,
   parseUnits,
   stringToBytes,
+  toFunctionSelector,
   zeroAddress,
   type Abi,
   type Address,
@@ -19,6 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   depositForwarderFactoryAbi,
+  depositForwarderFactoryBytecode,
   deployContracts,
   deployTestStablecoin,
   forwarderImplementationAbi,
@@ -27,6 +29,7 @@ import {
   invoiceForwarderFactoryAbi,
   issuanceTermsId,
   predictForwarderAddress,
+  readFactoryFeeWallet,
   testStablecoinAbi,
   type DeployedContracts,
   type ForwarderTerms,
@@ -114,13 +117,21 @@ describe('forwarder contracts', () => {
 
   /** The custom error a call reverts with (decoded against every contract's errors). */
   async function revertOf(call: Promise<unknown>): Promise<string> {
+    return (await revertWith(call)).errorName;
+  }
+
+  /** The custom error a call reverts with, and its arguments. */
+  async function revertWith(call: Promise<unknown>): Promise<{ errorName: string; args: readonly unknown[] }> {
     try {
       await call;
     } catch (error) {
       const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
       if (reverted instanceof ContractFunctionRevertedError) {
-        if (reverted.raw !== undefined) return decodeErrorResult({ abi: ERRORS, data: reverted.raw }).errorName;
-        if (reverted.data?.errorName !== undefined) return reverted.data.errorName;
+        if (reverted.raw !== undefined) {
+          const decoded = decodeErrorResult({ abi: ERRORS, data: reverted.raw });
+          return { errorName: decoded.errorName, args: decoded.args ?? [] };
+        }
+        if (reverted.data?.errorName !== undefined) return { errorName: reverted.data.errorName, args: reverted.data.args ?? [] };
       }
       throw error;
     }
@@ -181,6 +192,22 @@ describe('forwarder contracts', () => {
         const code = await anvil.client.getCode({ address: implementation });
         expect(code?.length ?? 0).toBeGreaterThan(2);
       }
+    });
+
+    it('both factories answer the fee wallet given to deployContracts, for the terms of new forwarders', async () => {
+      const feeWallet = freshAddress();
+      const other = await deployContracts({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS[0], feeWallet: feeWallet.toLowerCase() });
+      expect(other.feeWallet).toBe(feeWallet);
+      for (const factory of [other.mainFactory, other.invoiceFactory]) {
+        expect(await readFactoryFeeWallet(anvil.client, factory)).toBe(feeWallet);
+      }
+      for (const factory of [depositFactory, invoiceFactory]) {
+        expect(await readFactoryFeeWallet(anvil.client, factory)).toBe(deployed.feeWallet);
+      }
+      // A factory without a fee wallet cannot be deployed, even bypassing deployContracts.
+      const zero = anvil.client.deployContract({ account: operator, abi: depositForwarderFactoryAbi, bytecode: depositForwarderFactoryBytecode, args: [operator.address, zeroAddress] });
+      // A reverted deployment carries no ABI to decode with: match the error's selector.
+      await expect(zero).rejects.toThrow(toFunctionSelector('ZeroFeeWallet()'));
     });
 
     it('deployContracts takes an explicit owner and refuses a zero fee wallet', async () => {
@@ -353,6 +380,45 @@ describe('forwarder contracts', () => {
       expect(await balanceOf(token, t.recipient)).toBe(usdc('49.75') + usdc('2000'));
       expect(await balanceOf(token, t.feeWallet)).toBe(usdc('0.25') + usdc('5'));
       expect(await balanceOf(token, forwarder)).toBe(0n);
+    });
+
+    it('a committed minimum sweep (amount = 5): below it nobody can sweep, at or above it anybody can', async () => {
+      const t = terms({ amount: usdc('5'), delegate: delegate.address });
+      const forwarder = predictForwarderAddress(depositFactory, t);
+      expect(await revertOf(simulateSweep(depositFactory, t))).toBe('NothingToSweep');
+      await pay(forwarder, usdc('4.999999'));
+      // Neither a stranger griefing with fees, nor the relayer, the delegate or the owner.
+      for (const account of [stranger, relayer, delegate, operator]) {
+        expect(await revertOf(simulateSweep(depositFactory, t, account))).toBe('BelowMinimumSweep');
+      }
+      expect(await revertWith(sweep(depositFactory, t, stranger))).toEqual({ errorName: 'BelowMinimumSweep', args: [usdc('4.999999'), usdc('5')] });
+      expect(await balanceOf(token, forwarder)).toBe(usdc('4.999999'));
+      expect(await anvil.client.getCode({ address: forwarder })).toBeUndefined();
+      // Exactly the minimum: a stranger's sweep pays the merchant along the split.
+      await pay(forwarder, usdc('0.000001'));
+      await mined(sweep(depositFactory, t, stranger));
+      expect(await balanceOf(token, t.recipient)).toBe(usdc('4.9'));
+      expect(await balanceOf(token, t.feeWallet)).toBe(usdc('0.1'));
+      // The minimum applies to every sweep of the deposit, not only the first.
+      await pay(forwarder, usdc('1'));
+      expect(await revertOf(simulateSweep(depositFactory, t, relayer))).toBe('BelowMinimumSweep');
+      await pay(forwarder, usdc('9'));
+      await mined(sweep(depositFactory, t, relayer));
+      // B = 10: fee = max(0.05, 0.1) = 0.1.
+      expect(await balanceOf(token, t.recipient)).toBe(usdc('4.9') + usdc('9.9'));
+      expect(await balanceOf(token, t.feeWallet)).toBe(usdc('0.1') + usdc('0.1'));
+      expect(await balanceOf(token, forwarder)).toBe(0n);
+    });
+
+    it('the minimum sweep is committed: other minimums name other, empty addresses', async () => {
+      const t = terms({ amount: usdc('5') });
+      const forwarder = predictForwarderAddress(depositFactory, t);
+      await pay(forwarder, usdc('1'));
+      const lowered = { ...t, amount: usdc('1') };
+      expect(predictForwarderAddress(depositFactory, lowered)).not.toBe(forwarder);
+      expect(await revertOf(simulateSweep(depositFactory, lowered, stranger))).toBe('NothingToSweep');
+      expect(await revertOf(simulateSweep(depositFactory, t, stranger))).toBe('BelowMinimumSweep');
+      expect(await balanceOf(token, forwarder)).toBe(usdc('1'));
     });
   });
 
@@ -566,6 +632,18 @@ describe('forwarder contracts', () => {
       );
       await annotate(`batch of 10 invoice sweeps: ${gasUsed} gas, ${gasUsed / 10n} per sweep`, 'gas');
       expect(gasUsed / 10n).toBeLessThan(125_000n);
+    });
+
+    it('a deposit sweep at its committed minimum: the first deploys the forwarder, the next does not', async ({ annotate }) => {
+      const t = terms({ amount: usdc('5'), feeWallet });
+      const forwarder = predictForwarderAddress(depositFactory, t);
+      await pay(forwarder, usdc('100'));
+      const first = (await mined(sweep(depositFactory, t))).gasUsed;
+      await pay(forwarder, usdc('100'));
+      const next = (await mined(sweep(depositFactory, t))).gasUsed;
+      await annotate(`deposit sweep: ${first} gas with clone deployment, ${next} gas afterwards`, 'gas');
+      expect(first).toBeLessThan(160_000n);
+      expect(next).toBeLessThan(80_000n);
     });
   });
 });

@@ -15,6 +15,7 @@ import {
   type Address,
   type Chain,
   type Hex,
+  type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
@@ -45,10 +46,15 @@ export type ForwarderTerms = {
   id: Hex;
   token: Address;
   recipient: Address;
+  /** New terms take the factory's fee wallet (`readFactoryFeeWallet`); committed terms keep theirs. */
   feeWallet: Address;
   /** `zeroAddress` when the shop has no delegate. */
   delegate: Address;
-  /** Invoices: the amount; deposits: 0n. */
+  /**
+   * Invoices (`invoice_factory`): the invoice amount, which the balance must reach (never 0n).
+   * Deposits (`main_factory`): the minimum sweep, the smallest balance a sweep may move (the
+   * catalogue's `minimum_sweep` in base units); 0n allows any non-zero balance.
+   */
   amount: bigint;
   feeMin: bigint;
   feeMax: bigint;
@@ -99,11 +105,22 @@ export function predictForwarderAddress(factory: Address, terms: ForwarderTerms)
   return getContractAddress({ opcode: 'CREATE2', from: factory, salt: forwarderSalt(terms), bytecode });
 }
 
+/**
+ * The fee wallet a factory was deployed with (its immutable `feeWallet()`): the `feeWallet`
+ * Ivory commits in the terms of new forwarders. Returned checksummed.
+ */
+export async function readFactoryFeeWallet(client: PublicClient, factory: Address): Promise<Address> {
+  return getAddress(await client.readContract({ address: factory, abi: depositForwarderFactoryAbi, functionName: 'feeWallet' }));
+}
+
 export interface DeployContractsOptions {
   readonly rpcUrl: string;
   /** The deployer's key (`0x` + 64 hex digits); it pays the gas. */
   readonly privateKey: Hex;
-  /** Checked here (any letter case, not the zero address); returned checksummed. */
+  /**
+   * Stored in both factories (`feeWallet()`), for the terms of new forwarders. Checked here
+   * (any letter case, not the zero address); returned checksummed.
+   */
   readonly feeWallet: string;
   /** The factories' owner, allowed to `recover`; defaults to the deployer. */
   readonly owner?: string;
@@ -122,15 +139,15 @@ export interface DeployedContracts {
 
 /**
  * Deploys `DepositForwarderFactory` (`main_factory`) then `InvoiceForwarderFactory`
- * (`invoice_factory`), one after the other, each waited for until mined. Throws on an
- * invalid address, an unreachable RPC or a reverted deployment.
+ * (`invoice_factory`), both with `owner` and `feeWallet`, one after the other, each waited
+ * for until mined. Throws on an invalid address, an unreachable RPC or a reverted deployment.
  */
 export async function deployContracts(options: DeployContractsOptions): Promise<DeployedContracts> {
   const feeWallet = requireAddress(options.feeWallet, 'feeWallet');
   const deployer = await connect(options.rpcUrl, options.privateKey);
   const owner = options.owner === undefined ? deployer.address : requireAddress(options.owner, 'owner');
-  const main = await deployer.deploy(depositForwarderFactoryAbi, depositForwarderFactoryBytecode, [owner]);
-  const invoice = await deployer.deploy(invoiceForwarderFactoryAbi, invoiceForwarderFactoryBytecode, [owner]);
+  const main = await deployer.deploy(depositForwarderFactoryAbi, depositForwarderFactoryBytecode, [owner, feeWallet]);
+  const invoice = await deployer.deploy(invoiceForwarderFactoryAbi, invoiceForwarderFactoryBytecode, [owner, feeWallet]);
   return {
     chainId: deployer.chainId,
     mainFactory: main.address,
