@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+/* global process, console, setTimeout, fetch */
+/* eslint-disable no-console -- a command-line program: the console is its interface */
 // `npm run devnet`: a local EVM chain with Ivory on it, for trying a real payment.
 // Starts anvil (1-second blocks), deploys a 6-decimal test stablecoin and Ivory's
 // factories, writes a catalogue file, starts Ivory on it (the caller's environment
