@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global process, console, setTimeout, fetch */
+/* global process, console */
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // Pays a devnet address: `node scripts/devnet-pay.mjs <address> <amount in TUSD> [token]`.
 // Mints TUSD to anvil's test account #4 and transfers it, as a payer's wallet would.
