@@ -5,7 +5,7 @@ import { inTransaction, type Db } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
 import type { PayoutLedger } from '../ledger-port.js';
-import { claimTrackerLease } from '../relayer/index.js';
+import { claimTrackerLease, releaseTrackerLease } from '../relayer/index.js';
 import { broadcastRaw } from './broadcast.js';
 import { observeAttempt } from './observe-attempt.js';
 import {
@@ -45,7 +45,7 @@ export interface PayoutTrackerDeps {
   readonly hooks?: SigningHooks;
 }
 
-/** One process tracks a network's payouts at a time; a dead one's lease runs out after this. */
+/** One process tracks a network's payouts at a time (released after each run); a dead one's lease runs out after this. */
 const TRACKER_LEASE_MS = 30_000;
 const BATCH = 200;
 
@@ -76,9 +76,18 @@ export class EvmPayoutTracker implements Job {
   }
 
   async run(): Promise<number> {
-    const { db, clock, network, client, log } = this.deps;
+    const { db, clock, network } = this.deps;
     const now = clock.now();
     if (!(await claimTrackerLease(db, network.chainId, this.#owner, now, new Date(now.getTime() + TRACKER_LEASE_MS)))) return 0;
+    try {
+      return await this.trackAll();
+    } finally {
+      await releaseTrackerLease(db, network.chainId, this.#owner);
+    }
+  }
+
+  private async trackAll(): Promise<number> {
+    const { db, network, client, log } = this.deps;
     const head = await client.getBlockNumber({ cacheTime: 0 });
     const watchFrom = head - BigInt(network.confirmations + this.#tuning.reorgWatchBlocks);
     const tracked = await listTrackedTransactions(db, network.chainId, watchFrom > 0n ? watchFrom : 0n, BATCH);

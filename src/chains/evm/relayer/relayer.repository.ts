@@ -94,3 +94,13 @@ export async function hasOpenTransactions(executor: Executor, chainId: number): 
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Gives the tracking right back at the end of a run, so that another process need not wait for the lease to run out. */
+export async function releaseTrackerLease(executor: Executor, chainId: number, owner: string): Promise<void> {
+  await evm(executor)
+    .updateTable('evm_relayers')
+    .set({ tracker_owner: null, tracker_lease_until: null })
+    .where('chain_id', '=', chainId)
+    .where('tracker_owner', '=', owner)
+    .execute();
+}
