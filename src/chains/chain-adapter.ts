@@ -17,7 +17,10 @@ export interface AddressRequest {
   readonly recipient?: string;
   /** The shop's delegate, allowed to sweep without Ivory; null when none. */
   readonly delegate?: string | null;
-  /** Invoices: the amount in token base units; deposits: null. */
+  /**
+   * Token base units. Invoices: the amount. Deposits: the minimum sweep (the
+   * catalogue's `minimum_sweep` in base units; null or 0 allows any balance).
+   */
   readonly amount?: bigint | null;
   readonly tokenDecimals?: number;
   /** Fee terms as stored on the issuance: basis points, and bounds in 18-decimal units (LEDGER "Fees"). */

@@ -262,12 +262,12 @@ describe('allocation (issue 9 item 3)', () => {
     expect(await adapter.allocateAddress(request)).toBe(invoice.address);
   });
 
-  it('a deposit forwarder is predicted on the deposit factory with amount 0', async () => {
+  it('a deposit forwarder is predicted on the deposit factory, its minimum sweep committed as the amount', async () => {
     const adapter = createEvmChainAdapter(adapterDeps());
     const issuanceId = '6c1a4f7e-0d2b-4c55-9a61-1f0e2d3c4b5a';
-    const address = await adapter.allocateAddress({ issuanceId, chainId: anvil.chainId, family: 'evm', kind: 'deposit', token, recipient: relayer, delegate: null, amount: null, tokenDecimals: 6, feeBps: 50, feeMinimum: 10n ** 17n, feeMaximum: 5n * 10n ** 18n });
+    const address = await adapter.allocateAddress({ issuanceId, chainId: anvil.chainId, family: 'evm', kind: 'deposit', token, recipient: relayer, delegate: null, amount: USDC(5), tokenDecimals: 6, feeBps: 50, feeMinimum: 10n ** 17n, feeMaximum: 5n * 10n ** 18n });
     const forwarder = await findForwarder(database.db, issuanceId);
-    expect(forwarder?.terms.amount).toBe(0n);
+    expect(forwarder?.terms.amount).toBe(USDC(5));
     const onChain = await anvil.client.readContract({ address: network.mainFactory, abi: depositForwarderFactoryAbi, functionName: 'predict', args: [forwarder!.terms] });
     expect(address).toBe(onChain);
   });

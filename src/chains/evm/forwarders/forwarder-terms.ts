@@ -29,6 +29,7 @@ export function forwarderFor(network: EvmNetwork, request: AddressRequest): Forw
   if (request.kind === 'invoice' && (request.amount === undefined || request.amount === null || request.amount <= 0n)) {
     throw new ForwarderTermsError(`invoice ${request.issuanceId}: a forwarder needs the amount`);
   }
+  if (request.amount !== undefined && request.amount !== null && request.amount < 0n) throw new ForwarderTermsError(`negative amount for ${request.issuanceId}`);
   if (tokenDecimals < 0 || tokenDecimals > 18) throw new ForwarderTermsError(`token decimals ${tokenDecimals} out of range`);
   const scale = 10n ** BigInt(18 - tokenDecimals);
   const terms: ForwarderTerms = {
@@ -37,7 +38,8 @@ export function forwarderFor(network: EvmNetwork, request: AddressRequest): Forw
     recipient: requireAddress(recipient, 'recipient'),
     feeWallet: getAddress(network.feeWallet),
     delegate: request.delegate === undefined || request.delegate === null ? zeroAddress : requireAddress(request.delegate, 'delegate'),
-    amount: request.kind === 'invoice' ? (request.amount ?? 0n) : 0n,
+    // Invoices: the amount; deposits: the minimum sweep (docs/decisions/0007).
+    amount: request.amount ?? 0n,
     feeMin: feeMinimum / scale,
     feeMax: feeMaximum / scale,
     feeBps,

@@ -21,7 +21,7 @@ export type SweepPlan =
   | { readonly kind: 'waiting_gas'; readonly needed: bigint; readonly balance: bigint }
   /** The invoice's forwarder was swept already (by its delegate): nothing for Ivory to send. */
   | { readonly kind: 'settled' }
-  /** The forwarder holds nothing sweepable (empty; an invoice below its amount). */
+  /** The forwarder holds nothing sweepable (empty; below the invoice amount or the deposit's minimum sweep). */
   | { readonly kind: 'nothing_to_sweep'; readonly balance: bigint };
 
 /** Gas estimates leave this much headroom (a state change between estimate and inclusion). */
@@ -40,7 +40,8 @@ export async function prepareSweep(client: PublicClient, forwarder: Forwarder, r
     if (settled) return { kind: 'settled' };
   }
   const balance = await client.readContract({ address: terms.token, abi: erc20Abi, functionName: 'balanceOf', args: [forwarder.address] });
-  if (balance === 0n || (forwarder.kind === 'invoice' && balance < terms.amount)) return { kind: 'nothing_to_sweep', balance };
+  // Invoices sweep at their amount, deposits at their committed minimum sweep (0: any balance).
+  if (balance === 0n || balance < terms.amount) return { kind: 'nothing_to_sweep', balance };
 
   const abi = forwarder.kind === 'invoice' ? invoiceForwarderFactoryAbi : depositForwarderFactoryAbi;
   const call = { address: forwarder.factory, abi, functionName: 'sweep', args: [terms], account: relayer } as const;

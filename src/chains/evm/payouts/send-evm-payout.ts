@@ -19,8 +19,8 @@ export interface SendEvmPayoutDeps extends Omit<SigningDeps, 'chainId'> {
 }
 
 /**
- * The forwarder holds nothing to sweep yet (empty, or an invoice below its
- * amount): temporary as far as the payout worker knows — a transfer may be
+ * The forwarder holds nothing to sweep yet (empty, or below the invoice's
+ * amount or the deposit's minimum sweep): temporary as far as the payout worker knows — a transfer may be
  * in flight, or a reorg being undone — so it is thrown, and the worker tries
  * again with its back-off until its error limit makes the payout failed.
  */
