@@ -127,7 +127,8 @@ async function openDatabase(config: Config): Promise<DatabaseHandle> {
  * SECRET_KEY, or with embedded storage a key generated once into DATA_DIR
  * (readable by the owner only), so a fresh `npm start` needs no setup.
  */
-function secretKey(config: Config): Buffer {
+/** SECRET_KEY, or the key generated into DATA_DIR on first start (embedded storage). */
+export function secretKey(config: Config): Buffer {
   if (config.secretKey !== undefined) return config.secretKey;
   const file = path.join(config.dataDir, 'secret.key');
   if (fs.existsSync(file)) return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { openEmbedded, openPostgres } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { contractsCommand } from './contracts-command.js';
+import { relayerCommand } from './relayer-command.js';
 
 const USAGE = `usage: ivory <command>
 
@@ -11,7 +12,8 @@ commands:
   serve [--role all|api|worker]   run the API, hosted pages and workers (default role: all)
   migrate                         apply database migrations and exit
   contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS
-                                  deploy the forwarder factories to an EVM network`;
+                                  deploy the forwarder factories to an EVM network
+  relayer import --chain-id ID    replace a network's relayer key (read from standard input)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -32,6 +34,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(config, roleOf(rest));
     case 'migrate':
       return runMigrations(config);
+    case 'relayer':
+      return relayerCommand(config, rest);
     default:
       console.error(USAGE);
       return command === undefined || command === '--help' ? 0 : 2;

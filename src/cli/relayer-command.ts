@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { importRelayerKey } from '../chains/evm/relayer/index.js';
+import { systemClock } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import { SecretBox } from '../platform/crypto.js';
+import { openEmbedded, openPostgres } from '../platform/database/database.js';
+import { migrate } from '../platform/database/migrate.js';
+import { secretKey } from '../app.js';
+
+export const RELAYER_USAGE = `usage: ivory relayer import --chain-id ID < key.txt
+
+Replaces the relayer of EVM network ID (the account that sends sweeps and pays
+their gas; one per network, generated at first start) by the private key read
+from standard input (0x + 64 hex digits), sealed with SECRET_KEY. Refused while
+the current relayer still has payout transactions in flight. The key is read
+from standard input, never from the command line, so it stays out of the
+process list and shell history.`;
+
+export async function relayerCommand(config: Config, args: readonly string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    (sub === undefined ? console.error : console.log)(RELAYER_USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== 'import') {
+    console.error(`ivory relayer: unknown command "${sub}" (try: ivory relayer --help)`);
+    return 2;
+  }
+  let chainIdText: string | undefined;
+  try {
+    const parsed = parseArgs({ args: [...rest], options: { 'chain-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+    if (parsed.values.help === true) {
+      console.log(RELAYER_USAGE);
+      return 0;
+    }
+    chainIdText = parsed.values['chain-id'];
+  } catch (error) {
+    console.error(`ivory relayer import: ${(error as Error).message}`);
+    return 2;
+  }
+  const chainId = Number(chainIdText);
+  if (!Number.isSafeInteger(chainId) || chainId < 1) {
+    console.error('ivory relayer import: --chain-id must be a positive integer');
+    return 2;
+  }
+  const key = readFileSync(0, 'utf8').trim();
+  const privateKey = key.startsWith('0x') ? key : `0x${key}`;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
+    console.error('ivory relayer import: standard input must hold a private key: 0x followed by 64 hex digits');
+    return 2;
+  }
+  const database = config.databaseUrl === undefined ? await openEmbedded(config.dataDir) : await openPostgres(config.databaseUrl);
+  try {
+    await migrate(database.db);
+    const secrets = new SecretBox(secretKey(config));
+    const outcome = await importRelayerKey(database.db, secrets, systemClock, chainId, privateKey);
+    if (outcome.outcome === 'busy') {
+      console.error(`ivory relayer import: the relayer ${outcome.relayer.address} of chain ${chainId} still has payout transactions in flight; try again once they are confirmed`);
+      return 1;
+    }
+    console.log(`relayer of chain ${chainId} is now ${outcome.relayer.address}; fund it with the network's native coin`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
