@@ -1,8 +1,7 @@
 import type { Tx } from '../platform/database/database.js';
 import { cancelInvoice, cancelInvoiceGroup, setDepositDisabled } from './close-issuances.js';
 import type { CancelReason } from './issuance.js';
-import { listMerchantOpenIssuances } from './issuance-queues.repository.js';
-import { findGroupById, findIssuanceById } from './issuances.repository.js';
+import { findGroupById, findIssuanceById, listMerchantOpenIssuances } from './issuances.repository.js';
 
 /**
  * For the operator block (SPEC "States and transitions": merchant blocked by

@@ -40,7 +40,9 @@ export type LifecycleInput =
   | { readonly type: 'invoice_closed' }
   | { readonly type: 'expired' }
   /** reason null: the merchant cancelled (or paused a deposit); merchant_blocked: operator staff. */
-  | { readonly type: 'cancelled'; readonly reason: CancelReason | null };
+  | { readonly type: 'cancelled'; readonly reason: CancelReason | null }
+  /** A confirmed payout's sweep was reorged away (LEDGER "Reversals"): an operator must reconcile. */
+  | { readonly type: 'payout_reverted' };
 
 export type LifecycleEffect =
   | { readonly type: 'emit'; readonly event: 'transfer.observed' | 'transfer.confirmed' | 'transfer.reverted' | 'invoice.closed' }
@@ -66,7 +68,7 @@ export interface LifecycleResult {
 
 /** An input that does not apply in this state (an expected outcome, not a bug). */
 export interface LifecycleRefusal {
-  readonly refused: 'not_funded' | 'not_invoice' | 'already_paid' | 'already_cancelled' | 'already_disabled';
+  readonly refused: 'not_funded' | 'not_invoice' | 'already_paid' | 'already_cancelled' | 'already_disabled' | 'already_reconciling';
 }
 
 export function transition(state: LifecycleState, input: LifecycleInput): LifecycleResult | LifecycleRefusal {
@@ -85,6 +87,9 @@ export function transition(state: LifecycleState, input: LifecycleInput): Lifecy
       return cancel(state, 'expired');
     case 'cancelled':
       return cancel(state, input.reason);
+    case 'payout_reverted':
+      if (state.status === 'reconciling') return { refused: 'already_reconciling' };
+      return { state: { ...state, status: 'reconciling' }, effects: [] };
   }
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
 import { runIdempotent } from '../platform/http/idempotency.js';
 import { PUBLIC, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, type Principal } from '../platform/http/principal.js';

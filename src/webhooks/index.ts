@@ -1,4 +1,4 @@
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import type { Job } from '../platform/jobs.js';
 import { DeliverWebhooksJob } from './deliver-webhooks.job.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PayoutStatus } from '../../src/issuances/index.js';
-import { GAS_RETRY_MS, MAX_SEND_ERRORS, payoutTransition, sendRetryDelayMs, type PayoutInput } from '../../src/issuances/payout-lifecycle.js';
+import type { PayoutStatus } from '../../src/payouts/index.js';
+import { GAS_RETRY_MS, MAX_SEND_ERRORS, payoutTransition, sendRetryDelayMs, type PayoutInput } from '../../src/payouts/payout-lifecycle.js';
 
 // The payout's lifecycle (SPEC "Events": payout.sent / confirmed / reverted / failed;
 // gas.wait and sweep.failed are internal; "a temporary RPC or gas delay is not payout.failed").

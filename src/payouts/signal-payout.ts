@@ -1,7 +1,7 @@
 import type { Tx } from '../platform/database/database.js';
-import type { Payout } from './issuance.js';
-import { lockIssuance } from './issuances.repository.js';
-import { lockUnsentPayout, updatePayout } from './ledger.repository.js';
+import { lockIssuance } from '../issuances/index.js';
+import type { Payout } from './payout.js';
+import { lockUnsentPayout, updatePayout } from './payouts.repository.js';
 
 /** The internal payout signals of SPEC "Events": never delivered as webhooks. */
 export type PayoutSignal = 'gas.wait' | 'sweep.failed';

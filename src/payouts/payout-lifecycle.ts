@@ -1,4 +1,4 @@
-import type { PayoutStatus } from './issuance.js';
+import type { PayoutStatus } from './payout.js';
 
 /**
  * The payout's own lifecycle as one pure function (STYLE 7), beside the

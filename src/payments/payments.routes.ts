@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireShopAccess } from '../merchants/index.js';
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
 import { SESSION_OR_READ_KEY, type Principal } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
