@@ -11,7 +11,8 @@ import type { AppContext } from './app-context.js';
 import type { Job } from './platform/jobs.js';
 import type { PrincipalResolver } from './platform/http/principal.js';
 import type { IvoryServer } from './platform/http/server.js';
-import { webhookJobs, webhooksRoutes } from './webhooks/index.js';
+import { webhookDeliveryJobs } from './webhook-delivery/index.js';
+import { webhooksRoutes } from './webhooks/index.js';
 
 /** What a module contributes to the app. Routes are registered under `/api/v1`. */
 export interface IvoryModule {
@@ -29,7 +30,8 @@ export const modules: readonly IvoryModule[] = [
   { name: 'catalogue', routes: catalogueRoutes },
   { name: 'merchants', routes: merchantsRoutes },
   { name: 'keys', routes: keysRoutes },
-  { name: 'webhooks', routes: webhooksRoutes, jobs: webhookJobs },
+  { name: 'webhooks', routes: webhooksRoutes },
+  { name: 'webhook-delivery', jobs: webhookDeliveryJobs },
   { name: 'issuances', routes: issuancesRoutes, jobs: issuanceJobs },
   { name: 'payouts', jobs: payoutJobs },
   { name: 'sandbox', routes: sandboxRoutes },

@@ -6,7 +6,7 @@ import type { Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { recordFinishedAttempts } from './record-attempts.js';
 import { sendAttempt, type AttemptSettings, type SentAttempt } from './send-attempt.js';
-import { createGuardedDispatcher, type HostLookup } from './ssrf.js';
+import { createGuardedDispatcher, type HostLookup } from '../platform/http-client/ssrf.js';
 import { claimDueDeliveries, type ClaimedDelivery } from './webhook-delivery.repository.js';
 
 export interface DeliverWebhooksDeps {

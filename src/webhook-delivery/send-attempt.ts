@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { newId, type SecretBox } from '../platform/crypto.js';
 import { attemptSucceeded, decideDelivery } from './delivery-outcome.js';
 import { brandedSignatureHeader, standardWebhookHeaders } from './signature.js';
-import { postWebhook, type PostWebhookResult } from './ssrf.js';
+import { postWebhook, type PostWebhookResult } from '../platform/http-client/ssrf.js';
 import type { ClaimedDelivery, FinishedAttempt } from './webhook-delivery.repository.js';
 
 export interface AttemptSettings {
