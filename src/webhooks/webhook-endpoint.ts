@@ -1,7 +1,6 @@
 import { EVENT_GROUPS, EVENT_TYPES, INTERNAL_SIGNALS } from '../events/index.js';
 import { IvoryError } from '../platform/errors.js';
 import { checkWebhookUrl } from '../platform/http-client/ssrf.js';
-import type { DisabledReason } from '../webhook-delivery/index.js';
 
 /** SPEC "Limits": webhook endpoints per shop (deleted ones do not count). */
 export const MAX_ENDPOINTS_PER_SHOP = 10;
