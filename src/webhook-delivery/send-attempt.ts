@@ -56,6 +56,7 @@ export async function sendAttempt(settings: AttemptSettings, claimed: ClaimedDel
       body,
       timeoutMs: settings.timeoutMs,
       maxResponseBytes: settings.maxResponseBytes,
+      now: () => settings.clock.now(),
     });
   } catch (error) {
     // Only an unreadable secret gets here; logged, and retried like any failure.

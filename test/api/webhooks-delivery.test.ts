@@ -293,6 +293,29 @@ describe('retries: at-least-once with the same event id and bytes, a new attempt
   });
 });
 
+describe('a bug while an attempt is settled ends the run instead of leaving it stuck', () => {
+  it('a throw after the request (here: the jitter source) rejects run() and the lease brings the delivery back', async () => {
+    const hook = await receiver(() => ({ status: 500 }));
+    const { owner } = await shopWithEndpoint(hook.url);
+    const event = await emitEvent(app, owner.shop.id, 'payout.sent', { payout_id: randomUUID() });
+    const broken = job({
+      random: () => {
+        throw new Error('jitter source broke');
+      },
+    });
+    // Before the fix this run never settled: the attempt's promise rejected unhandled and the loop waited for it.
+    await expect(broken.run()).rejects.toThrow('jitter source broke');
+    expect(hook.received).toHaveLength(1);
+    const [delivery] = await deliveriesOf(app, event.id);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
+
+    // Past the lease, a healthy worker sends it again.
+    app.clock.advance(10 * 60_000);
+    await drainJob(job());
+    expect(hook.received).toHaveLength(2);
+  });
+});
+
 describe('receiver signals: Retry-After, 410 Gone; endpoints failing for days are disabled', () => {
   it('honours Retry-After, clamped between the schedule and 24 h', async () => {
     const answers: Array<{ status: number; headers?: Record<string, string> }> = [
