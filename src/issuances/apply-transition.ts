@@ -72,6 +72,10 @@ export async function applyTransition(trx: Tx, now: Date, context: TransitionCon
       issuance = { ...issuance, disabledAt: now };
       patch.disabled_at = now;
     }
+    if (effect.type === 'enable') {
+      issuance = { ...issuance, disabledAt: null };
+      patch.disabled_at = null;
+    }
   }
   await updateIssuance(trx, before.id, now, patch);
 
@@ -94,6 +98,7 @@ async function applyEffect(
   switch (effect.type) {
     case 'set_cancelled':
     case 'disable':
+    case 'enable':
       return undefined; // written with the issuance row
     case 'schedule_payout': {
       const id = await payoutLedger().schedule(trx, now, issuance, effect.split);

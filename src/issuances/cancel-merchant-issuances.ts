@@ -17,7 +17,7 @@ export async function cancelMerchantIssuances(trx: Tx, now: Date, merchantId: st
     if (group === undefined) continue;
     const outcome =
       group.kind === 'invoice' ? await cancelInvoiceGroup(trx, now, groupId, reason) : await setDepositDisabled(trx, now, { groupId }, true);
-    if (outcome === 'closed') closed += 1;
+    if (outcome === 'closed' || outcome === 'disabled') closed += 1;
   }
   for (const issuanceId of issuanceIds) {
     const issuance = await findIssuanceById(trx, issuanceId);
@@ -26,7 +26,7 @@ export async function cancelMerchantIssuances(trx: Tx, now: Date, merchantId: st
       issuance.kind === 'invoice'
         ? await cancelInvoice(trx, now, issuanceId, reason)
         : await setDepositDisabled(trx, now, { issuanceId }, true);
-    if (outcome === 'closed') closed += 1;
+    if (outcome === 'closed' || outcome === 'disabled') closed += 1;
   }
   return closed;
 }
