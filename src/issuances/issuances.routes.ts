@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireShopAccess } from '../merchants/index.js';
 import type { AppContext } from '../app-context.js';
-import { IvoryError } from '../platform/errors.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, type Principal } from '../platform/http/principal.js';
+import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
 import { createIssuance } from './create-issuance.js';
@@ -74,22 +72,18 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
   api.post(
     '/shops/:shop_id/invoices/:id/cancel',
     { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
         return { status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shop.id, request.params.id) };
-      });
-      return reply.status(result.status).send(result.body);
-    },
+      }),
   );
 
   api.patch(
     '/shops/:shop_id/deposits/:id',
     { schema: { params: IssuanceParams, body: DepositPatchBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
         const body = await setDepositEnabled(
           trx,
@@ -97,13 +91,6 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
           { shopId: access.shop.id, merchantId: access.merchantId, sandbox: access.shop.sandbox, id: request.params.id, enabled: request.body.enabled },
         );
         return { status: 200, body };
-      });
-      return reply.status(result.status).send(result.body);
-    },
+      }),
   );
-}
-
-function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }

@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { requireShopAccess } from '../merchants/index.js';
-import { IvoryError } from '../platform/errors.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_ONLY, SESSION_OR_WRITE_KEY, type Principal } from '../platform/http/principal.js';
+import { replyIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_ONLY, SESSION_OR_WRITE_KEY } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { resetSandbox } from './reset-sandbox.js';
 import { simulateSandboxEvent } from './simulate-sandbox-event.js';
@@ -28,31 +26,20 @@ export async function sandboxRoutes(api: IvoryServer, context: AppContext): Prom
   api.post(
     '/shops/:shop_id/sandbox/simulate',
     { schema: { params: ShopParams, body: SimulateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
         return { status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, access.shop, request.body) };
-      });
-      return reply.status(result.status).send(result.body);
-    },
+      }),
   );
 
   api.post(
     '/shops/:shop_id/sandbox/reset',
     { schema: { params: ShopParams }, config: { auth: SESSION_ONLY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'owner');
         return { status: 200, body: await resetSandbox(trx, access.shop) };
-      });
-      return reply.status(result.status).send(result.body);
-    },
+      }),
   );
-}
-
-function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }
