@@ -5,12 +5,16 @@ import swagger from '@fastify/swagger';
 import { Redis } from 'ioredis';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
 import { createChainAdapters, type ChainAdapter } from './chains/index.js';
+import { connectEventSubscribers } from './events/index.js';
+import { connectPayoutLedger } from './issuances/index.js';
+import { payoutLedger } from './payouts/index.js';
+import { fanOutEvent } from './webhook-delivery/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
 import { openEmbedded, openPostgres, type DatabaseHandle } from './platform/database/database.js';
 import { migrate } from './platform/database/migrate.js';
-import type { AppContext } from './platform/context.js';
+import type { AppContext } from './app-context.js';
 import { startJobs, type Job, type JobRunner } from './platform/jobs.js';
 import { healthRoutes } from './platform/http/health.routes.js';
 import type { PrincipalResolver } from './platform/http/principal.js';
@@ -49,6 +53,10 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const catalogue = options.catalogue ?? loadCatalogue(config.networksFile);
   const database = options.database ?? (await openDatabase(config));
   await migrate(database.db);
+  // Module reactions wired here, so that no module imports one that builds on it (ARCHITECTURE "Boundaries").
+  connectPayoutLedger(payoutLedger);
+  // ARCHITECTURE rule 1: deliveries are written in the transaction that writes their event.
+  connectEventSubscribers([fanOutEvent]);
 
   const rateLimiter: RateLimiter = config.redisUrl
     ? new RedisRateLimiter(limits(config), new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }))

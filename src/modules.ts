@@ -1,14 +1,18 @@
 import { catalogueRoutes } from './catalogue/index.js';
 import { checkoutPageRoutes, checkoutRoutes } from './checkout/index.js';
-import { issuanceJobs, issuancesRoutes, paymentsRoutes } from './issuances/index.js';
+import { issuanceJobs, issuancesRoutes } from './issuances/index.js';
 import { keysRoutes } from './keys/index.js';
 import { merchantsRoutes } from './merchants/index.js';
+import { paymentsRoutes } from './payments/index.js';
+import { payoutJobs } from './payouts/index.js';
+import { sandboxRoutes } from './sandbox/index.js';
 import { accountsRoutes, resolvePrincipal } from './accounts/index.js';
-import type { AppContext } from './platform/context.js';
+import type { AppContext } from './app-context.js';
 import type { Job } from './platform/jobs.js';
 import type { PrincipalResolver } from './platform/http/principal.js';
 import type { IvoryServer } from './platform/http/server.js';
-import { webhookJobs, webhooksRoutes } from './webhooks/index.js';
+import { webhookDeliveryJobs } from './webhook-delivery/index.js';
+import { webhooksRoutes } from './webhooks/index.js';
 
 /** What a module contributes to the app. Routes are registered under `/api/v1`. */
 export interface IvoryModule {
@@ -26,8 +30,11 @@ export const modules: readonly IvoryModule[] = [
   { name: 'catalogue', routes: catalogueRoutes },
   { name: 'merchants', routes: merchantsRoutes },
   { name: 'keys', routes: keysRoutes },
-  { name: 'webhooks', routes: webhooksRoutes, jobs: webhookJobs },
+  { name: 'webhooks', routes: webhooksRoutes },
+  { name: 'webhook-delivery', jobs: webhookDeliveryJobs },
   { name: 'issuances', routes: issuancesRoutes, jobs: issuanceJobs },
+  { name: 'payouts', jobs: payoutJobs },
+  { name: 'sandbox', routes: sandboxRoutes },
   { name: 'payments', routes: paymentsRoutes },
   { name: 'checkout', routes: checkoutRoutes, rootRoutes: checkoutPageRoutes },
 ];

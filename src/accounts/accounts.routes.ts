@@ -1,15 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
 import { runIdempotent } from '../platform/http/idempotency.js';
-import {
-  SESSION_ONLY,
-  SESSION_OR_KEY,
-  SESSION_OR_READ_KEY,
-  type Principal,
-  type SessionPrincipal,
-} from '../platform/http/principal.js';
+import { SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, type SessionPrincipal, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { completeOnboarding } from './complete-onboarding.js';
 import { describePrincipal } from './describe-principal.js';
@@ -66,12 +60,6 @@ export async function accountsRoutes(api: IvoryServer, context: AppContext): Pro
       throw new IvoryError('forbidden');
     },
   );
-}
-
-/** The auth layer has enforced the route's requirement; these only narrow the type. */
-function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }
 
 function sessionOf(request: FastifyRequest): SessionPrincipal {

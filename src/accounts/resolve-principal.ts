@@ -1,6 +1,6 @@
 import { API_KEY_TOKEN_PREFIX, resolveApiKey } from '../keys/index.js';
 import type { Clock } from '../platform/clock.js';
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';

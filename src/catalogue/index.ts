@@ -11,6 +11,6 @@ export type {
   SweepTerms,
   Token,
   TokenIcon,
-} from './catalogue.js';
+} from './network.js';
 export { decodeBase58, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
 export { catalogueRoutes } from './catalogue.routes.js';

@@ -3,7 +3,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { sha256Hex } from '../platform/crypto.js';
 import { feeFor, parseBaseUnits, parseDecimalAmount, type FeeTerms } from '../money/index.js';
 import { checksummedEvmAddress, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
-import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './catalogue.js';
+import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './network.js';
 
 /**
  * Reads a catalogue file and checks every rule, so that the rest of Ivory can

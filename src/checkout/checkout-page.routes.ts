@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import { pageSecurityPolicy, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { PublicNetwork } from '../catalogue/index.js';
-import type { AppContext } from '../platform/context.js';
+import type { AppContext } from '../app-context.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import type { Checkout, CheckoutGroup, CheckoutUrls } from './checkout.js';

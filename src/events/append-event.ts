@@ -1,8 +1,30 @@
 import type { Tx } from '../platform/database/database.js';
 import { newId } from '../platform/crypto.js';
-import { fanOutEvent } from '../webhooks/fan-out-event.js';
 import type { EventEnvelope, EventType } from './event.js';
 import { insertEvent, nextIssuanceSequence } from './events.repository.js';
+
+/** An event as the outbox's subscribers see it, inside the transaction that wrote it. */
+export interface AppendedEvent {
+  readonly id: string;
+  readonly shopId: string;
+  readonly type: EventType;
+  readonly createdAt: Date;
+}
+
+/**
+ * A reaction to every appended event that must commit with it (webhook
+ * fan-out writes the deliveries). Subscribers are composed by the composition
+ * root (`connectEventSubscribers` in `app.ts`): the outbox names no module
+ * that builds on it.
+ */
+export type EventSubscriber = (trx: Tx, event: AppendedEvent) => Promise<unknown>;
+
+let subscribers: readonly EventSubscriber[] = [];
+
+/** Sets the outbox's subscribers (the whole list, so building the app again changes nothing). */
+export function connectEventSubscribers(list: readonly EventSubscriber[]): void {
+  subscribers = [...list];
+}
 
 export interface NewEvent {
   readonly shopId: string;
@@ -13,8 +35,8 @@ export interface NewEvent {
 }
 
 /**
- * Writes a business event into the outbox and its webhook deliveries, in the
- * caller's transaction (ARCHITECTURE rule 1): the state change, its event and
+ * Writes a business event into the outbox and runs its subscribers (the
+ * webhook deliveries), in the caller's transaction (ARCHITECTURE rule 1): the state change, its event and
  * its deliveries commit together or not at all. The envelope is serialised
  * here, once; every delivery, retry and replay sends exactly these bytes.
  *
@@ -40,6 +62,7 @@ export async function appendEvent(trx: Tx, now: Date, event: NewEvent): Promise<
     envelope: bytes,
     createdAt: now,
   });
-  await fanOutEvent(trx, { id: envelope.id, shopId: event.shopId, type: event.type, createdAt: now });
+  const appended: AppendedEvent = { id: envelope.id, shopId: event.shopId, type: event.type, createdAt: now };
+  for (const subscriber of subscribers) await subscriber(trx, appended);
   return envelope;
 }

@@ -3,8 +3,7 @@ import type { ChainAdapters } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
-import { leaseDueAllocations } from './issuance-queues.repository.js';
-import { lockIssuance, updateIssuance } from './issuances.repository.js';
+import { leaseDueAllocations, lockIssuance, updateIssuance } from './issuances.repository.js';
 
 export interface AllocateAddressesDeps {
   readonly db: Db;

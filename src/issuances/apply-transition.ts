@@ -1,11 +1,11 @@
 import { appendEvent } from '../events/index.js';
-import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
 import { cancelledEventData, issuanceEventData, revertedEventData, transferEventData } from './event-data.js';
-import { BROADCAST_PAYOUT_STATUSES, type Issuance, type IssuanceGroup, type Payout, type Transfer } from './issuance.js';
+import type { Issuance, IssuanceGroup, Transfer } from './issuance.js';
 import type { LifecycleEffect, LifecycleResult, LifecycleState } from './issuance-lifecycle.js';
 import { updateGroup, updateIssuance, type IssuancePatch } from './issuances.repository.js';
-import { attachUnsweptTransfers, detachTransfers, insertPayout, updatePayout, updateTransfer } from './ledger.repository.js';
+import { payoutLedger, type IssuancePayout } from './payout-port.js';
+import { attachUnsweptTransfers, detachTransfers, updateTransfer } from './transfers.repository.js';
 
 /**
  * Persists what `transition` decided: the issuance's new numbers and status,
@@ -16,13 +16,13 @@ export interface TransitionContext {
   readonly issuance: Issuance;
   readonly group: IssuanceGroup | null;
   /** The payout the lifecycle state described (`LifecycleState.payout`). */
-  readonly payout: Payout | null;
+  readonly payout: IssuancePayout | null;
   readonly transfer?: Transfer;
   readonly referenceEventId?: string | null;
 }
 
 /** The lifecycle view of an issuance and the payout that matters for the input. */
-export function lifecycleStateOf(issuance: Issuance, group: IssuanceGroup | null, payout: Payout | null): LifecycleState {
+export function lifecycleStateOf(issuance: Issuance, group: IssuanceGroup | null, payout: IssuancePayout | null): LifecycleState {
   return {
     kind: issuance.kind,
     status: issuance.status,
@@ -36,10 +36,7 @@ export function lifecycleStateOf(issuance: Issuance, group: IssuanceGroup | null
     cancelled: issuance.cancelledAt !== null,
     disabled: issuance.disabledAt !== null,
     paidElsewhere: group !== null && group.paidIssuanceId !== null && group.paidIssuanceId !== issuance.id,
-    payout:
-      payout === null
-        ? null
-        : { stage: BROADCAST_PAYOUT_STATUSES.includes(payout.status) ? 'broadcast' : 'unsent', gross: payout.gross },
+    payout: payout === null ? null : { stage: payout.broadcast ? 'broadcast' : 'unsent', gross: payout.gross },
   };
 }
 
@@ -75,6 +72,10 @@ export async function applyTransition(trx: Tx, now: Date, context: TransitionCon
       issuance = { ...issuance, disabledAt: now };
       patch.disabled_at = now;
     }
+    if (effect.type === 'enable') {
+      issuance = { ...issuance, disabledAt: null };
+      patch.disabled_at = null;
+    }
   }
   await updateIssuance(trx, before.id, now, patch);
 
@@ -97,50 +98,22 @@ async function applyEffect(
   switch (effect.type) {
     case 'set_cancelled':
     case 'disable':
+    case 'enable':
       return undefined; // written with the issuance row
     case 'schedule_payout': {
-      const id = newId();
-      const recipient = issuance.recipient;
-      const { gross, fee, toRecipient, toOperator } = effect.split;
-      await insertPayout(trx, {
-        id,
-        issuanceId: issuance.id,
-        shopId: issuance.shopId,
-        sandbox: issuance.sandbox,
-        chainId: issuance.chainId,
-        token: issuance.token,
-        tokenDecimals: issuance.tokenDecimals,
-        status: 'scheduled',
-        attempts: 0,
-        // Sandbox payouts are never sent (LEDGER "Sandbox"): no worker may claim them.
-        nextAttemptAt: issuance.sandbox ? null : now,
-        lastError: null,
-        gross,
-        fee,
-        toRecipient,
-        toOperator,
-        recipient,
-        feeTerms: issuance.feeTerms,
-        txHash: null,
-        sentAt: null,
-        confirmedAt: null,
-        failedAt: null,
-        cancelledAt: null,
-        createdAt: now,
-      });
+      const id = await payoutLedger().schedule(trx, now, issuance, effect.split);
       await attachUnsweptTransfers(trx, issuance.id, id);
       return undefined;
     }
     case 'resplit_payout': {
       if (payout === null) throw new Error('resplit_payout without a payout');
-      const { gross, fee, toRecipient, toOperator } = effect.split;
-      await updatePayout(trx, payout.id, now, { gross, fee, to_recipient: toRecipient, to_operator: toOperator });
+      await payoutLedger().resplit(trx, now, payout.id, effect.split);
       await attachUnsweptTransfers(trx, issuance.id, payout.id);
       return undefined;
     }
     case 'cancel_payout':
       if (payout === null) throw new Error('cancel_payout without a payout');
-      await updatePayout(trx, payout.id, now, { status: 'cancelled', cancelled_at: now, next_attempt_at: null });
+      await payoutLedger().cancel(trx, now, payout.id);
       await detachTransfers(trx, payout.id);
       return undefined;
     case 'mark_group_paid':

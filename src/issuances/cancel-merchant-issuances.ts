@@ -1,8 +1,7 @@
 import type { Tx } from '../platform/database/database.js';
 import { cancelInvoice, cancelInvoiceGroup, setDepositDisabled } from './close-issuances.js';
 import type { CancelReason } from './issuance.js';
-import { listMerchantOpenIssuances } from './issuance-queues.repository.js';
-import { findGroupById, findIssuanceById } from './issuances.repository.js';
+import { findGroupById, findIssuanceById, listMerchantOpenIssuances } from './issuances.repository.js';
 
 /**
  * For the operator block (SPEC "States and transitions": merchant blocked by
@@ -18,7 +17,7 @@ export async function cancelMerchantIssuances(trx: Tx, now: Date, merchantId: st
     if (group === undefined) continue;
     const outcome =
       group.kind === 'invoice' ? await cancelInvoiceGroup(trx, now, groupId, reason) : await setDepositDisabled(trx, now, { groupId }, true);
-    if (outcome === 'closed') closed += 1;
+    if (outcome === 'closed' || outcome === 'disabled') closed += 1;
   }
   for (const issuanceId of issuanceIds) {
     const issuance = await findIssuanceById(trx, issuanceId);
@@ -27,7 +26,7 @@ export async function cancelMerchantIssuances(trx: Tx, now: Date, merchantId: st
       issuance.kind === 'invoice'
         ? await cancelInvoice(trx, now, issuanceId, reason)
         : await setDepositDisabled(trx, now, { issuanceId }, true);
-    if (outcome === 'closed') closed += 1;
+    if (outcome === 'closed' || outcome === 'disabled') closed += 1;
   }
   return closed;
 }

@@ -2,7 +2,7 @@ import type { Tx } from '../platform/database/database.js';
 import { applyTransition, lifecycleStateOf } from './apply-transition.js';
 import { findIssuanceById, lockGroup, lockIssuance } from './issuances.repository.js';
 import { transition } from './issuance-lifecycle.js';
-import { lockCurrentPayout } from './ledger.repository.js';
+import { payoutLedger } from './payout-port.js';
 
 /**
  * The invoice closed on chain (SPEC: funded → settled, event invoice.closed):
@@ -15,7 +15,7 @@ export async function closeInvoiceOnChain(trx: Tx, now: Date, issuanceId: string
   const group = unlocked.groupId === null ? null : ((await lockGroup(trx, unlocked.groupId)) ?? null);
   const issuance = await lockIssuance(trx, issuanceId);
   if (issuance === undefined) return undefined;
-  const payout = (await lockCurrentPayout(trx, issuance.id)) ?? null;
+  const payout = (await payoutLedger().lockCurrent(trx, issuance.id)) ?? null;
   const result = transition(lifecycleStateOf(issuance, group, payout), { type: 'invoice_closed' });
   if ('refused' in result) return undefined;
   const applied = await applyTransition(trx, now, { issuance, group, payout }, result);

@@ -2,7 +2,7 @@ import type { Tx } from '../platform/database/database.js';
 import { applyTransition, lifecycleStateOf } from './apply-transition.js';
 import type { CancelReason, Issuance, IssuanceGroup } from './issuance.js';
 import { transition, type LifecycleInput } from './issuance-lifecycle.js';
-import { lockGroup, lockGroupOptions, lockIssuance, updateGroup, updateIssuance } from './issuances.repository.js';
+import { lockGroup, lockGroupOptions, lockIssuance, updateGroup } from './issuances.repository.js';
 
 /**
  * Closing the checkout of unpaid invoices (cancel, expiry, operator block) and
@@ -48,24 +48,41 @@ async function cancelOption(
   return 'closed';
 }
 
+/** What pausing or re-enabling a deposit did. */
+export type DepositOutcome = 'disabled' | 'enabled' | 'unchanged' | 'missing';
+
 /**
- * Pauses (`enabled: false`) or re-enables a deposit or deposit group: the page
- * only; transfers are still credited and swept (LEDGER "Deposits"). Re-enabling
- * must pass the address limit first (the caller checks it under the merchant lock).
+ * Pauses (`disabled: true`) or re-enables a deposit or deposit group: the page
+ * only; transfers are still credited and swept (LEDGER "Deposits"). Each
+ * option goes through the lifecycle; the group row carries the same state.
+ * Re-enabling must pass the address limit first (the caller checks it under
+ * the merchant lock).
  */
-export async function setDepositDisabled(trx: Tx, now: Date, target: { issuanceId?: string; groupId?: string }, disabled: boolean): Promise<CloseOutcome> {
-  const disabledAt = disabled ? now : null;
+export async function setDepositDisabled(
+  trx: Tx,
+  now: Date,
+  target: { issuanceId?: string; groupId?: string },
+  disabled: boolean,
+): Promise<DepositOutcome> {
+  const changed: DepositOutcome = disabled ? 'disabled' : 'enabled';
   if (target.groupId !== undefined) {
     const group = await lockGroup(trx, target.groupId);
     if (group === undefined || group.kind !== 'deposit') return 'missing';
     if ((group.disabledAt !== null) === disabled) return 'unchanged';
-    await updateGroup(trx, group.id, { disabled_at: disabledAt });
-    for (const option of await lockGroupOptions(trx, group.id)) await updateIssuance(trx, option.id, now, { disabled_at: disabledAt });
-    return 'closed';
+    await updateGroup(trx, group.id, { disabled_at: disabled ? now : null });
+    const updated = { ...group, disabledAt: disabled ? now : null };
+    for (const option of await lockGroupOptions(trx, group.id)) await toggleOption(trx, now, option, updated, disabled);
+    return changed;
   }
   const issuance = target.issuanceId === undefined ? undefined : await lockIssuance(trx, target.issuanceId);
   if (issuance === undefined || issuance.kind !== 'deposit') return 'missing';
-  if ((issuance.disabledAt !== null) === disabled) return 'unchanged';
-  await updateIssuance(trx, issuance.id, now, { disabled_at: disabledAt });
-  return 'closed';
+  return (await toggleOption(trx, now, issuance, null, disabled)) ? changed : 'unchanged';
+}
+
+async function toggleOption(trx: Tx, now: Date, issuance: Issuance, group: IssuanceGroup | null, disabled: boolean): Promise<boolean> {
+  const input: LifecycleInput = disabled ? { type: 'cancelled', reason: null } : { type: 'enabled' };
+  const result = transition(lifecycleStateOf(issuance, group, null), input);
+  if ('refused' in result) return false;
+  await applyTransition(trx, now, { issuance, group, payout: null }, result);
+  return true;
 }

@@ -7,9 +7,10 @@ import { activeInvoiceLimit, depositAddressLimit } from './limits.js';
 /**
  * SPEC "Limits". The merchant row is locked (FOR UPDATE) and held to commit,
  * and only then counted, so two concurrent creations cannot both see room for
- * one. `adding` is what the caller is about to store; 0 when it has already
- * stored it in this transaction — creation does that, so the lock is taken as
- * late as possible and other creations of the merchant wait the least.
+ * one. `enforceDepositAddressLimit` counts `wanted` on top of what is stored,
+ * unless `alreadyStored` says the caller has stored it in this transaction —
+ * creation does that, so the lock is taken as late as possible and other
+ * creations of the merchant wait the least.
  */
 
 /** Takes the merchant lock early, for use cases that must read state only after holding it. */

@@ -2,7 +2,7 @@ import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { cancelInvoice, cancelInvoiceGroup } from './close-issuances.js';
-import { listDueGroupExpiries, listDueInvoiceExpiries } from './issuance-queues.repository.js';
+import { listDueGroupExpiries, listDueInvoiceExpiries } from './issuances.repository.js';
 
 const BATCH = 100;
 

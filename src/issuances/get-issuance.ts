@@ -3,7 +3,7 @@ import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
 import { findShopGroup, findShopIssuance, listGroupOptions } from './issuances.repository.js';
-import { latestConfirmedPayoutTxHash } from './ledger.repository.js';
+import { payoutLedger } from './payout-port.js';
 
 /**
  * GET /shops/{id}/issuances/{id}: the issuance, or the group with all its
@@ -19,7 +19,7 @@ export async function getIssuance(
   if (!isUuid(id)) throw new IvoryError('not_found');
   const issuance = await findShopIssuance(executor, shopId, id);
   if (issuance !== undefined) {
-    return issuanceView(issuance, await latestConfirmedPayoutTxHash(executor, issuance.id), deps.payUrl);
+    return issuanceView(issuance, await payoutLedger().latestConfirmedTxHash(executor, issuance.id), deps.payUrl);
   }
   const group = await findShopGroup(executor, shopId, id);
   if (group === undefined) throw new IvoryError('not_found');

@@ -40,13 +40,18 @@ export type LifecycleInput =
   | { readonly type: 'invoice_closed' }
   | { readonly type: 'expired' }
   /** reason null: the merchant cancelled (or paused a deposit); merchant_blocked: operator staff. */
-  | { readonly type: 'cancelled'; readonly reason: CancelReason | null };
+  | { readonly type: 'cancelled'; readonly reason: CancelReason | null }
+  /** A paused deposit's page is served again (pausing is `cancelled` with no reason). */
+  | { readonly type: 'enabled' }
+  /** A confirmed payout's sweep was reorged away (LEDGER "Reversals"): an operator must reconcile. */
+  | { readonly type: 'payout_reverted' };
 
 export type LifecycleEffect =
   | { readonly type: 'emit'; readonly event: 'transfer.observed' | 'transfer.confirmed' | 'transfer.reverted' | 'invoice.closed' }
   | { readonly type: 'emit_cancelled'; readonly reason: CancelReason | null }
   | { readonly type: 'set_cancelled'; readonly reason: CancelReason | null }
   | { readonly type: 'disable' }
+  | { readonly type: 'enable' }
   /** A new payout row, scheduled, of this split. */
   | { readonly type: 'schedule_payout'; readonly split: PayoutSplit & { readonly gross: bigint } }
   /** The unsent payout moves a different sum now (overpayment joined or reverted). */
@@ -66,7 +71,7 @@ export interface LifecycleResult {
 
 /** An input that does not apply in this state (an expected outcome, not a bug). */
 export interface LifecycleRefusal {
-  readonly refused: 'not_funded' | 'not_invoice' | 'already_paid' | 'already_cancelled' | 'already_disabled';
+  readonly refused: 'not_funded' | 'not_invoice' | 'already_paid' | 'already_cancelled' | 'already_disabled' | 'already_enabled' | 'not_deposit' | 'already_reconciling';
 }
 
 export function transition(state: LifecycleState, input: LifecycleInput): LifecycleResult | LifecycleRefusal {
@@ -85,6 +90,13 @@ export function transition(state: LifecycleState, input: LifecycleInput): Lifecy
       return cancel(state, 'expired');
     case 'cancelled':
       return cancel(state, input.reason);
+    case 'enabled':
+      if (state.kind !== 'deposit') return { refused: 'not_deposit' };
+      if (!state.disabled) return { refused: 'already_enabled' };
+      return { state: { ...state, disabled: false }, effects: [{ type: 'enable' }] };
+    case 'payout_reverted':
+      if (state.status === 'reconciling') return { refused: 'already_reconciling' };
+      return { state: { ...state, status: 'reconciling' }, effects: [] };
   }
 }
 

@@ -3,13 +3,12 @@ import type {
   CancelReason,
   IssuanceKind,
   IssuanceStatus,
-  PayoutStatus,
   PayoutTarget,
   TransferDisposition,
   TransferStatus,
 } from '../platform/database/schema.js';
 
-export type { CancelReason, IssuanceKind, IssuanceStatus, PayoutStatus, TransferDisposition, TransferStatus };
+export type { CancelReason, IssuanceKind, IssuanceStatus, TransferDisposition, TransferStatus };
 
 /**
  * One payable option (an invoice, a deposit, or one option of a group), with
@@ -99,38 +98,6 @@ export interface Transfer {
   readonly revertedAt: Date | null;
   readonly createdAt: Date;
 }
-
-/** One sweep of a payment address: a row of the payout queue. */
-export interface Payout {
-  readonly id: string;
-  readonly issuanceId: string;
-  readonly shopId: string;
-  readonly sandbox: boolean;
-  readonly chainId: number;
-  readonly token: string;
-  readonly tokenDecimals: number;
-  readonly status: PayoutStatus;
-  readonly attempts: number;
-  readonly nextAttemptAt: Date | null;
-  readonly lastError: string | null;
-  readonly gross: bigint;
-  readonly fee: bigint;
-  readonly toRecipient: bigint;
-  readonly toOperator: bigint;
-  readonly recipient: string | null;
-  readonly feeTerms: FeeTerms;
-  readonly txHash: string | null;
-  readonly sentAt: Date | null;
-  readonly confirmedAt: Date | null;
-  readonly failedAt: Date | null;
-  readonly cancelledAt: Date | null;
-  readonly createdAt: Date;
-}
-
-/** Payout states in which nothing has left the address yet: the payout can still change or be cancelled. */
-export const UNSENT_PAYOUT_STATUSES: readonly PayoutStatus[] = ['scheduled', 'waiting_gas', 'failed'];
-/** Payout states in which the sweep was broadcast or confirmed. */
-export const BROADCAST_PAYOUT_STATUSES: readonly PayoutStatus[] = ['sending', 'sent', 'confirmed'];
 
 /** SPEC "States and transitions": an invoice is unpaid until funded. */
 export function isUnpaid(status: IssuanceStatus): boolean {

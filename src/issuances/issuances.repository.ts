@@ -1,6 +1,6 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
-import type { IssuanceGroupsTable, IssuancesTable } from '../platform/database/schema.js';
+import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
 
 /**
@@ -158,25 +158,9 @@ export async function findIssuanceById(executor: Executor, id: string): Promise<
   return row === undefined ? undefined : toIssuance(row);
 }
 
-export async function findIssuanceByPublicId(executor: Executor, publicId: string): Promise<Issuance | undefined> {
-  const row = await executor.selectFrom('issuances').selectAll().where('public_id', '=', publicId).executeTakeFirst();
-  return row === undefined ? undefined : toIssuance(row);
-}
-
-export async function findGroupByPublicId(executor: Executor, publicId: string): Promise<IssuanceGroup | undefined> {
-  const row = await executor.selectFrom('issuance_groups').selectAll().where('public_id', '=', publicId).executeTakeFirst();
-  return row === undefined ? undefined : toGroup(row);
-}
-
 export async function findGroupById(executor: Executor, id: string): Promise<IssuanceGroup | undefined> {
   const row = await executor.selectFrom('issuance_groups').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : toGroup(row);
-}
-
-/** The issuance watching `address` on a network (chain watchers resolve transfers with it). */
-export async function findIssuanceByAddress(executor: Executor, chainId: number, address: string): Promise<Issuance | undefined> {
-  const row = await executor.selectFrom('issuances').selectAll().where('chain_id', '=', chainId).where('address', '=', address).executeTakeFirst();
-  return row === undefined ? undefined : toIssuance(row);
 }
 
 /** A group's options in the order of its `assets` list. */
@@ -207,4 +191,108 @@ export async function updateIssuance(trx: Tx, id: string, now: Date, patch: Issu
 
 export async function updateGroup(trx: Tx, id: string, patch: GroupPatch): Promise<void> {
   await trx.updateTable('issuance_groups').set(patch).where('id', '=', id).execute();
+}
+
+/* The issuance workers' queues: address allocation, expiry, and the operator block's sweep. */
+
+/**
+ * Claims issuances waiting for an address (SKIP LOCKED: workers never share a
+ * row) and hides each for `leaseStepMs` × its attempts so far (capped at
+ * `leaseMaxMs`), so the adapter is asked after commit and a failing one is
+ * retried less and less often; a worker that dies mid-way leaves the row to be
+ * claimed again when its lease runs out.
+ */
+export async function leaseDueAllocations(
+  trx: Tx,
+  now: Date,
+  lease: { readonly stepMs: number; readonly maxMs: number },
+  limit: number,
+): Promise<Issuance[]> {
+  const claimed = await claimDueAllocations(trx, now, limit);
+  if (claimed.length === 0) return claimed;
+  await trx
+    .updateTable('issuances')
+    .set({
+      allocation_attempts: sql`allocation_attempts + 1`,
+      next_allocation_at: sql`${now}::timestamptz + least(${lease.stepMs} * (allocation_attempts + 1), ${lease.maxMs}) * interval '1 millisecond'`,
+    })
+    .where('id', 'in', claimed.map((issuance) => issuance.id))
+    .execute();
+  return claimed;
+}
+
+/** Due registering issuances, locked FOR UPDATE SKIP LOCKED. */
+async function claimDueAllocations(trx: Tx, now: Date, limit: number): Promise<Issuance[]> {
+  const rows = await trx
+    .selectFrom('issuances')
+    .selectAll()
+    .where('status', '=', 'registering')
+    .where('next_allocation_at', '<=', now)
+    .orderBy('next_allocation_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  return rows.map(toIssuance);
+}
+
+/** Ids of ungrouped invoices past expiry and still unpaid, not yet cancelled. */
+export async function listDueInvoiceExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('issuances')
+    .select('id')
+    .where('kind', '=', 'invoice')
+    .where('group_id', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .where('funded_at', 'is', null)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export async function listDueGroupExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('issuance_groups')
+    .select('id')
+    .where('kind', '=', 'invoice')
+    .where('cancelled_at', 'is', null)
+    .where('paid_issuance_id', 'is', null)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Everything of a merchant that an operator block must close: ungrouped issuances and groups. */
+export async function listMerchantOpenIssuances(
+  executor: Executor,
+  merchantId: string,
+): Promise<{ issuanceIds: string[]; groupIds: string[] }> {
+  const issuances = await executor
+    .selectFrom('issuances')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('group_id', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('kind', '=', 'invoice'), eb('cancelled_at', 'is', null), eb('status', 'in', ['registering', 'open'] as IssuanceStatus[])]),
+        eb.and([eb('kind', '=', 'deposit'), eb('disabled_at', 'is', null)]),
+      ]),
+    )
+    .execute();
+  const groups = await executor
+    .selectFrom('issuance_groups')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('kind', '=', 'invoice'), eb('cancelled_at', 'is', null), eb('paid_issuance_id', 'is', null)]),
+        eb.and([eb('kind', '=', 'deposit'), eb('disabled_at', 'is', null)]),
+      ]),
+    )
+    .execute();
+  return { issuanceIds: issuances.map((row) => row.id), groupIds: groups.map((row) => row.id) };
 }

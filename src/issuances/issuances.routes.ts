@@ -1,18 +1,14 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireShopAccess } from '../merchants/index.js';
-import type { AppContext } from '../platform/context.js';
-import { IvoryError } from '../platform/errors.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_ONLY, SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, type Principal } from '../platform/http/principal.js';
+import type { AppContext } from '../app-context.js';
+import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
 import { createIssuance } from './create-issuance.js';
 import { InvoiceLimitGate } from './enforce-limits.js';
 import { getIssuance } from './get-issuance.js';
-import { resetSandbox } from './reset-sandbox.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
-import { simulateSandboxEvent } from './simulate-sandbox-event.js';
 
 const ShopParams = Type.Object({ shop_id: Type.String() });
 const IssuanceParams = Type.Object({ shop_id: Type.String(), id: Type.String() });
@@ -41,17 +37,7 @@ const CREATE_FIELD_ERRORS = {
 
 const DepositPatchBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
-const SimulateBody = Type.Object(
-  {
-    issuance_id: Type.String(),
-    kind: Type.String(),
-    amount: Type.String(),
-    reference_event_id: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-);
-
-/** SPEC "Invoices and deposits" and "Sandbox". */
+/** SPEC "Invoices and deposits". */
 export async function issuancesRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { db, clock, catalogue, config } = context;
   const adapters = context.chains;
@@ -86,22 +72,18 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
   api.post(
     '/shops/:shop_id/invoices/:id/cancel',
     { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
         return { status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shop.id, request.params.id) };
-      });
-      return reply.status(result.status).send(result.body);
-    },
+      }),
   );
 
   api.patch(
     '/shops/:shop_id/deposits/:id',
     { schema: { params: IssuanceParams, body: DepositPatchBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
         const body = await setDepositEnabled(
           trx,
@@ -109,39 +91,6 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
           { shopId: access.shop.id, merchantId: access.merchantId, sandbox: access.shop.sandbox, id: request.params.id, enabled: request.body.enabled },
         );
         return { status: 200, body };
-      });
-      return reply.status(result.status).send(result.body);
-    },
+      }),
   );
-
-  api.post(
-    '/shops/:shop_id/sandbox/simulate',
-    { schema: { params: ShopParams, body: SimulateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
-        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
-        return { status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, access.shop, request.body) };
-      });
-      return reply.status(result.status).send(result.body);
-    },
-  );
-
-  api.post(
-    '/shops/:shop_id/sandbox/reset',
-    { schema: { params: ShopParams }, config: { auth: SESSION_ONLY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
-        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'owner');
-        return { status: 200, body: await resetSandbox(trx, access.shop) };
-      });
-      return reply.status(result.status).send(result.body);
-    },
-  );
-}
-
-function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }

@@ -1,10 +1,11 @@
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
 import { applyTransition, lifecycleStateOf } from './apply-transition.js';
-import type { Issuance, IssuanceGroup, Payout, Transfer, TransferDisposition } from './issuance.js';
+import type { Issuance, IssuanceGroup, Transfer, TransferDisposition } from './issuance.js';
 import { transition, type LifecycleInput } from './issuance-lifecycle.js';
 import { findIssuanceById, lockGroup, lockIssuance } from './issuances.repository.js';
-import { insertTransferOnce, lockCurrentPayout, lockPayout, lockTransferByKey, updateTransfer } from './ledger.repository.js';
+import { payoutLedger, type IssuancePayout } from './payout-port.js';
+import { insertTransferOnce, lockTransferByKey, updateTransfer } from './transfers.repository.js';
 
 /** A transfer as a chain watcher (or the sandbox) reports it. */
 export interface IncomingTransfer {
@@ -82,7 +83,7 @@ export async function recordTransfer(trx: Tx, deps: { readonly now: Date }, inco
   }
   if (incoming.status === 'confirmed') {
     if (stored.status !== 'observed') return { outcome: 'duplicate_delivery', transferId: stored.id };
-    const payout = issuance.kind === 'invoice' ? ((await lockCurrentPayout(trx, issuance.id)) ?? null) : null;
+    const payout = issuance.kind === 'invoice' ? ((await payoutLedger().lockCurrent(trx, issuance.id)) ?? null) : null;
     return apply(trx, now, { issuance, group, payout, transfer: stored }, { type: 'transfer_confirmed', amount: stored.amount });
   }
   if (stored.status === 'reverted') return { outcome: 'duplicate_delivery', transferId: stored.id };
@@ -100,16 +101,16 @@ export async function recordTransfer(trx: Tx, deps: { readonly now: Date }, inco
 }
 
 /** Invoices: the invoice's live payout. Deposits: the payout that swept this transfer. */
-async function payoutForReversal(trx: Tx, issuance: Issuance, transfer: Transfer): Promise<Payout | null> {
-  if (issuance.kind === 'invoice') return (await lockCurrentPayout(trx, issuance.id)) ?? null;
+async function payoutForReversal(trx: Tx, issuance: Issuance, transfer: Transfer): Promise<IssuancePayout | null> {
+  if (issuance.kind === 'invoice') return (await payoutLedger().lockCurrent(trx, issuance.id)) ?? null;
   if (transfer.payoutId === null) return null;
-  return (await lockPayout(trx, transfer.payoutId)) ?? null;
+  return (await payoutLedger().lock(trx, transfer.payoutId)) ?? null;
 }
 
 async function apply(
   trx: Tx,
   now: Date,
-  context: { issuance: Issuance; group: IssuanceGroup | null; payout: Payout | null; transfer: Transfer },
+  context: { issuance: Issuance; group: IssuanceGroup | null; payout: IssuancePayout | null; transfer: Transfer },
   input: LifecycleInput,
 ): Promise<RecordOutcome> {
   const result = transition(lifecycleStateOf(context.issuance, context.group, context.payout), input);

@@ -1,11 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../platform/context.js';
-import { IvoryError } from '../platform/errors.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_ONLY, type Principal } from '../platform/http/principal.js';
+import type { AppContext } from '../app-context.js';
+import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_ONLY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
-import type { ApiKeyRecord } from './api-key.js';
 import { createApiKey } from './create-api-key.js';
 import { listApiKeys } from './list-api-keys.js';
 import { revokeApiKey } from './revoke-api-key.js';
@@ -55,7 +52,7 @@ export async function keysRoutes(api: IvoryServer, context: AppContext): Promise
         const created = await createApiKey(trx, clock, principal, request.params.shop_id, { name, scopes, allowedIps });
         return { status: 201, body: { ...created, token: secrets.seal(created.token) } };
       });
-      const body = result.body as ApiKeyRecord & { token: string };
+      const body = result.body;
       return reply.status(result.status).send({ ...body, token: secrets.open(body.token) });
     },
   );
@@ -64,32 +61,21 @@ export async function keysRoutes(api: IvoryServer, context: AppContext): Promise
     '/shops/:shop_id/keys/:key_id',
     { schema: { params: KeyParams, body: UpdateKeyBody }, config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { name, enabled, scopes, allowed_ips: allowedIps } = request.body;
-      const result = await runIdempotent(db, request, async (trx) => ({
+      return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 200,
         body: await updateApiKey(trx, clock, principal, request.params.shop_id, request.params.key_id, { name, enabled, scopes, allowedIps }),
       }));
-      return reply.status(result.status).send(result.body);
     },
   );
 
   api.delete(
     '/shops/:shop_id/keys/:key_id',
     { schema: { params: KeyParams }, config: { auth: SESSION_ONLY, idempotent: true } },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => {
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
         await revokeApiKey(trx, clock, principal, request.params.shop_id, request.params.key_id);
         return { status: 200, body: { ok: true } };
-      });
-      return reply.status(result.status).send(result.body);
-    },
+      }),
   );
-}
-
-/** The auth layer has enforced the route's requirement; this only narrows the type. */
-function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }

@@ -1,9 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../platform/context.js';
-import { IvoryError } from '../platform/errors.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
-import { PUBLIC, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, type Principal } from '../platform/http/principal.js';
+import type { AppContext } from '../app-context.js';
+import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { PUBLIC, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createShop } from './create-shop.js';
 import { getBrandingAsset } from './get-branding-asset.js';
@@ -110,9 +108,8 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const body = request.body;
-      const result = await runIdempotent(db, request, async (trx) => ({
+      return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 201,
         body: await createShop(trx, clock, principal, request.params.merchant_id, {
           name: body.name,
@@ -124,7 +121,6 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
           tronPayoutTarget: body.tron_payout_target,
         }),
       }));
-      return reply.status(result.status).send(result.body);
     },
   );
 
@@ -141,9 +137,8 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
       config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: { recipient: 'invalid_recipient', delegate: 'invalid_recipient' } },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const body = request.body;
-      const result = await runIdempotent(db, request, async (trx) => ({
+      return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 200,
         body: await updateShop(trx, clock, principal, request.params.shop_id, {
           recipient: body.recipient,
@@ -152,7 +147,6 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
           tronPayoutTarget: body.tron_payout_target,
         }),
       }));
-      return reply.status(result.status).send(result.body);
     },
   );
 
@@ -202,10 +196,4 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
       .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
       .send(asset.bytes);
   });
-}
-
-/** The auth layer has enforced the route's requirement; this only narrows the type. */
-function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }

@@ -5,7 +5,7 @@ import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireShopAccess } from '../merchants/index.js';
 import type { SealedSecretBody } from './one-time-secret.js';
-import { newWebhookSecret } from './signature.js';
+import { newWebhookSecret } from '../webhook-delivery/index.js';
 import { countLiveEndpoints, insertEndpoint } from './webhooks.repository.js';
 import { MAX_ENDPOINTS_PER_SHOP, endpointView, validateEndpointUrl, validateFilters, type EndpointView } from './webhook-endpoint.js';
 

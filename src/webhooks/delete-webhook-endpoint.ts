@@ -2,7 +2,8 @@ import type { Clock } from '../platform/clock.js';
 import type { Tx } from '../platform/database/database.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireLiveEndpoint } from './find-endpoint.js';
-import { failPendingDeliveries, updateEndpoint } from './webhooks.repository.js';
+import { failPendingDeliveries } from '../webhook-delivery/index.js';
+import { updateEndpoint } from './webhooks.repository.js';
 
 /**
  * DELETE /shops/{shop_id}/webhooks/{id}: a soft delete. The endpoint stops

@@ -3,7 +3,7 @@ import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireLiveEndpoint } from './find-endpoint.js';
-import { requeueFailedDeliveries } from './webhooks.repository.js';
+import { requeueFailedDeliveries } from '../webhook-delivery/index.js';
 
 export interface RecoveryResult {
   readonly endpoint_id: string;

@@ -4,7 +4,8 @@ import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { isUuid, requireShopAccess } from '../merchants/index.js';
 import { deliveryView, type DeliveryView } from './delivery.js';
-import { findDelivery, lockDeliveryForReplay, requeueDelivery } from './webhooks.repository.js';
+import { lockDeliveryForReplay, requeueDelivery } from '../webhook-delivery/index.js';
+import { findDelivery } from './webhooks.repository.js';
 
 /**
  * POST /shops/{shop_id}/deliveries/{id}/replay (SPEC "Webhooks"): the delivery

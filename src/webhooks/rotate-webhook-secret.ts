@@ -4,7 +4,7 @@ import type { Tx } from '../platform/database/database.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireLiveEndpoint } from './find-endpoint.js';
 import type { SealedSecretBody } from './one-time-secret.js';
-import { newWebhookSecret } from './signature.js';
+import { newWebhookSecret } from '../webhook-delivery/index.js';
 import { updateEndpoint } from './webhooks.repository.js';
 import { SECRET_ROTATION_OVERLAP_MS, endpointView, type EndpointView } from './webhook-endpoint.js';
 

@@ -1,6 +1,6 @@
 import { EVENT_GROUPS, EVENT_TYPES, INTERNAL_SIGNALS } from '../events/index.js';
 import { IvoryError } from '../platform/errors.js';
-import { checkWebhookUrl } from './ssrf.js';
+import { checkWebhookUrl } from '../platform/http-client/ssrf.js';
 
 /** SPEC "Limits": webhook endpoints per shop (deleted ones do not count). */
 export const MAX_ENDPOINTS_PER_SHOP = 10;
@@ -8,17 +8,7 @@ export const MAX_ENDPOINTS_PER_SHOP = 10;
 /** After a rotation the previous secret keeps signing this long, beside the new one. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-/**
- * An endpoint whose deliveries have failed without a single success for this
- * long is disabled (reason `failing`). Longer than the retry schedule (a little
- * over three days), so one event's full run of retries never disables alone.
- */
-export const DISABLE_FAILING_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
-
 const MAX_URL_LENGTH = 2048;
-
-/** Why an endpoint stopped receiving: set by the merchant or by the worker. */
-export type DisabledReason = 'manual' | 'gone' | 'failing';
 
 const ACCEPTED_FILTERS: ReadonlySet<string> = new Set<string>([...EVENT_TYPES, ...EVENT_GROUPS, ...INTERNAL_SIGNALS]);
 

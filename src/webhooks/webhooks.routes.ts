@@ -1,16 +1,14 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../platform/context.js';
-import { IvoryError } from '../platform/errors.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_OR_KEY, SESSION_OR_WRITE_KEY, type Principal } from '../platform/http/principal.js';
+import type { AppContext } from '../app-context.js';
+import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_OR_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
 import { deleteWebhookEndpoint } from './delete-webhook-endpoint.js';
 import { listDeliveries } from './list-deliveries.js';
 import { listEvents } from './list-events.js';
 import { listWebhookEndpoints } from './list-webhook-endpoints.js';
-import { revealSecret, type SealedSecretBody } from './one-time-secret.js';
+import { revealSecret } from './one-time-secret.js';
 import { recoverWebhookDeliveries } from './recover-webhook-deliveries.js';
 import { replayDelivery } from './replay-delivery.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
@@ -70,7 +68,7 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
         status: 201,
         body: await createWebhookEndpoint(trx, { clock, secrets, allowPrivate }, principal, request.params.shop_id, request.body),
       }));
-      return reply.status(result.status).send(revealSecret(result.body as SealedSecretBody, secrets));
+      return reply.status(result.status).send(revealSecret(result.body, secrets));
     },
   );
 
@@ -85,13 +83,11 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
       config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: ENDPOINT_FIELD_ERRORS },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { shop_id: shopId, id } = request.params;
-      const result = await runIdempotent(db, request, async (trx) => ({
+      return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 200,
         body: await updateWebhookEndpoint(trx, { clock, allowPrivate }, principal, shopId, id, request.body),
       }));
-      return reply.status(result.status).send(result.body);
     },
   );
 
@@ -99,13 +95,11 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
     '/shops/:shop_id/webhooks/:id',
     { schema: { params: EndpointParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { shop_id: shopId, id } = request.params;
-      const result = await runIdempotent(db, request, async (trx) => ({
+      return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 200,
         body: await deleteWebhookEndpoint(trx, clock, principal, shopId, id),
       }));
-      return reply.status(result.status).send(result.body);
     },
   );
 
@@ -119,7 +113,7 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
         status: 200,
         body: await rotateWebhookSecret(trx, { clock, secrets }, principal, shopId, id),
       }));
-      return reply.status(result.status).send(revealSecret(result.body as SealedSecretBody, secrets));
+      return reply.status(result.status).send(revealSecret(result.body, secrets));
     },
   );
 
@@ -130,13 +124,11 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
       config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: { since: 'invalid_request' } },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { shop_id: shopId, id } = request.params;
-      const result = await runIdempotent(db, request, async (trx) => ({
+      return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 202,
         body: await recoverWebhookDeliveries(trx, clock, principal, shopId, id, request.body.since),
       }));
-      return reply.status(result.status).send(result.body);
     },
   );
 
@@ -150,13 +142,11 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
     '/shops/:shop_id/deliveries/:id/replay',
     { schema: { params: DeliveryParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { shop_id: shopId, id } = request.params;
-      const result = await runIdempotent(db, request, async (trx) => ({
+      return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 202,
         body: await replayDelivery(trx, clock, principal, shopId, id),
       }));
-      return reply.status(result.status).send(result.body);
     },
   );
 
@@ -165,10 +155,4 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
     { schema: { params: ShopParams, querystring: EventsQuery }, config: { auth: SESSION_OR_KEY } },
     async (request) => listEvents(db, principalOf(request), request.params.shop_id, request.query),
   );
-}
-
-function principalOf(request: FastifyRequest): Principal {
-  // The route's auth requirement has already refused anonymous requests.
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }

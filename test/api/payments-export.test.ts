@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvField } from '../../src/issuances/export-payments-csv.js';
+import { csvField } from '../../src/payments/export-payments-csv.js';
 import { newId } from '../../src/platform/crypto.js';
 import { createTestApp, authed, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmPayout, revertPayout } from '../../src/issuances/index.js';
+import { confirmPayout, revertPayout } from '../../src/payouts/index.js';
 import { inTransaction } from '../../src/platform/database/database.js';
 import type { TestApp } from '../support/app.js';
 import { createOwnerWithShop } from '../support/factories.js';

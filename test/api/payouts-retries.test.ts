@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainAdapters } from '../../src/chains/index.js';
-import { MAX_SEND_ERRORS, SendPayoutsJob } from '../../src/issuances/index.js';
+import { MAX_SEND_ERRORS, SendPayoutsJob } from '../../src/payouts/index.js';
 import type { TestApp } from '../support/app.js';
 import { txHashFor, type RecordingChainAdapter } from '../support/recording-chain-adapter.js';
 import { BASE, eventsOf, usdc } from './issuances-helpers.js';

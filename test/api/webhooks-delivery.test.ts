@@ -6,8 +6,8 @@ import { buildApp } from '../../src/app.js';
 import type { EventType } from '../../src/events/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { RETRY_SCHEDULE_SECONDS } from '../../src/webhooks/retry-schedule.js';
-import { verifyBrandedSignature } from '../../src/webhooks/signature.js';
+import { RETRY_SCHEDULE_SECONDS } from '../../src/webhook-delivery/retry-schedule.js';
+import { verifyBrandedSignature } from '../../src/webhook-delivery/signature.js';
 import { authed, createTestApp, newIdempotencyKey, TEST_SECRET_KEY, type TestApp } from '../support/app.js';
 import { freshDatabase } from '../support/database.js';
 import { createOwnerWithShop } from '../support/factories.js';
@@ -290,6 +290,29 @@ describe('retries: at-least-once with the same event id and bytes, a new attempt
     for (const event of events) expect((await deliveriesOf(app, event.id))[0]?.status).toBe('succeeded');
     const delivered = hook.received.slice(-types.length);
     expect(new Set(delivered.map((request) => header(request, 'Ivory-Event-ID')))).toEqual(new Set(events.map((event) => event.id)));
+  });
+});
+
+describe('a bug while an attempt is settled ends the run instead of leaving it stuck', () => {
+  it('a throw after the request (here: the jitter source) rejects run() and the lease brings the delivery back', async () => {
+    const hook = await receiver(() => ({ status: 500 }));
+    const { owner } = await shopWithEndpoint(hook.url);
+    const event = await emitEvent(app, owner.shop.id, 'payout.sent', { payout_id: randomUUID() });
+    const broken = job({
+      random: () => {
+        throw new Error('jitter source broke');
+      },
+    });
+    // Before the fix this run never settled: the attempt's promise rejected unhandled and the loop waited for it.
+    await expect(broken.run()).rejects.toThrow('jitter source broke');
+    expect(hook.received).toHaveLength(1);
+    const [delivery] = await deliveriesOf(app, event.id);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
+
+    // Past the lease, a healthy worker sends it again.
+    app.clock.advance(10 * 60_000);
+    await drainJob(job());
+    expect(hook.received).toHaveLength(2);
   });
 });
 

@@ -4,8 +4,8 @@ import { appendEvent, type EventType } from '../../src/events/index.js';
 import type { IvoryApp } from '../../src/app.js';
 import { inTransaction } from '../../src/platform/database/database.js';
 import type { Database } from '../../src/platform/database/schema.js';
-import { DeliverWebhooksJob, deliverWebhooksDeps, type DeliverWebhooksOptions } from '../../src/webhooks/index.js';
-import type { HostLookup } from '../../src/webhooks/ssrf.js';
+import { DeliverWebhooksJob, deliverWebhooksDeps, type DeliverWebhooksOptions } from '../../src/webhook-delivery/index.js';
+import type { HostLookup } from '../../src/platform/http-client/ssrf.js';
 import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
 
 /** What a loopback receiver got: the raw bytes exactly as they arrived. */

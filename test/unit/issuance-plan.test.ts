@@ -3,8 +3,9 @@ import type { Catalogue, Network, Token } from '../../src/catalogue/index.js';
 import { createChainAdapters } from '../../src/chains/index.js';
 import { parseIssuanceRequest } from '../../src/issuances/issuance-request.js';
 import { planOptions, type ShopSnapshot } from '../../src/issuances/plan-options.js';
-import { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from '../../src/issuances/event-data.js';
-import type { Issuance, Payout } from '../../src/issuances/issuance.js';
+import type { Issuance } from '../../src/issuances/issuance.js';
+import type { Payout } from '../../src/payouts/payout.js';
+import { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from '../../src/payouts/payout-event-data.js';
 import { IvoryError } from '../../src/platform/errors.js';
 
 // SPEC "Invoices and deposits" Rules 1-3, "Limits"; LEDGER "Fees" (fee_exceeds_amount at creation).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PayoutStatus } from '../../src/issuances/index.js';
-import { GAS_RETRY_MS, MAX_SEND_ERRORS, payoutTransition, sendRetryDelayMs, type PayoutInput } from '../../src/issuances/payout-lifecycle.js';
+import type { PayoutStatus } from '../../src/payouts/index.js';
+import { GAS_RETRY_MS, MAX_SEND_ERRORS, payoutTransition, sendRetryDelayMs, type PayoutInput } from '../../src/payouts/payout-lifecycle.js';
 
 // The payout's lifecycle (SPEC "Events": payout.sent / confirmed / reverted / failed;
 // gas.wait and sweep.failed are internal; "a temporary RPC or gas delay is not payout.failed").
@@ -17,6 +17,8 @@ const APPLIES: Record<PayoutInput['type'], PayoutStatus[]> = {
   send_error: ['sending'],
   confirmed: ['scheduled', 'waiting_gas', 'sending', 'sent', 'failed'],
   reverted: ['confirmed'],
+  gas_wait_signal: ['scheduled', 'waiting_gas'],
+  sweep_failed_signal: ['scheduled', 'waiting_gas'],
 };
 const INPUTS: PayoutInput[] = [
   { type: 'broadcast', txHash: HASH },
@@ -25,6 +27,8 @@ const INPUTS: PayoutInput[] = [
   { type: 'send_error', message: 'rpc' },
   { type: 'confirmed', txHash: HASH },
   { type: 'reverted' },
+  { type: 'gas_wait_signal' },
+  { type: 'sweep_failed_signal' },
 ];
 
 describe('payoutTransition', () => {
@@ -110,6 +114,18 @@ describe('payoutTransition', () => {
       events: ['payout.reverted'],
       issuanceReconciling: true,
     });
+  });
+
+  it('SPEC "Events" internal signals: gas.wait parks the payout, sweep.failed counts an attempt; both due at once, no event', () => {
+    expect(payoutTransition(state('scheduled', 2), { type: 'gas_wait_signal' })).toMatchObject({ status: 'waiting_gas', attempts: 2, retryInMs: 0, events: [] });
+    expect(payoutTransition(state('waiting_gas', 2), { type: 'sweep_failed_signal' })).toMatchObject({
+      status: 'scheduled',
+      attempts: 3,
+      retryInMs: 0,
+      lastError: 'sweep attempt failed',
+      events: [],
+    });
+    expect(payoutTransition(state('failed'), { type: 'sweep_failed_signal' })).toEqual({ refused: 'not_unsent' });
   });
 
   it('repeats are refused by name (callers treat them as no-ops)', () => {

@@ -7,7 +7,7 @@ import {
   RETRY_SCHEDULE_TOTAL_SECONDS,
   describeSchedule,
   nextAttemptDelay,
-} from '../../src/webhooks/retry-schedule.js';
+} from '../../src/webhook-delivery/retry-schedule.js';
 
 // SPEC "Events", delivery rule 6 leaves the schedule to us; these tests pin the
 // choices documented in retry-schedule.ts.

@@ -6,7 +6,7 @@ import {
   newWebhookSecret,
   standardWebhookHeaders,
   verifyBrandedSignature,
-} from '../../src/webhooks/signature.js';
+} from '../../src/webhook-delivery/signature.js';
 
 // SPEC "Events", delivery rules 1–2: `t=<unix_seconds>,v1=<64 hex>`, HMAC-SHA256
 // over `<timestamp>.<raw_body>`, verified over the original bytes, and a

@@ -9,7 +9,7 @@ import {
   parseRetryAfter,
   postWebhook,
   type HostLookup,
-} from '../../src/webhooks/ssrf.js';
+} from '../../src/platform/http-client/ssrf.js';
 
 // SPEC "Webhook endpoint and delivery": the url is a public HTTPS address;
 // local and private addresses are rejected — at registration and, because DNS

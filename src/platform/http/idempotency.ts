@@ -1,8 +1,9 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256Hex } from '../crypto.js';
 import { inTransaction, type Db, type Tx } from '../database/database.js';
+import { claimIdempotencyKey, findIdempotentResponse, storeIdempotentResponse } from '../database/idempotency.repository.js';
 import { IvoryError } from '../errors.js';
-import { principalBucket } from './principal.js';
+import { principalBucket, principalOf, type Principal } from './principal.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const MAX_KEY_BYTES = 128;
@@ -30,46 +31,46 @@ export function readIdempotencyKey(request: FastifyRequest): string {
  * the first commits and then gets its stored answer (or, on a different body,
  * `idempotency_conflict`). Failures roll back the record too: errors are never
  * stored, so a corrected or retried request can still succeed.
+ *
+ * A replayed body is the JSON of the `T` an earlier request stored under the
+ * same key and fingerprint (same route, same body), so it is typed as `T`:
+ * what JSON keeps of it (a route's response schema serialises either the same way).
  */
 export async function runIdempotent<T>(
   db: Db,
   request: FastifyRequest,
   work: (trx: Tx) => Promise<StoredResponse<T>>,
-): Promise<StoredResponse<T | unknown>> {
+): Promise<StoredResponse<T>> {
   const principal = request.principal;
   if (principal === null) throw new IvoryError('unauthorized');
-  const scope = principalBucket(principal);
-  const key = readIdempotencyKey(request);
+  const id = { scope: principalBucket(principal), key: readIdempotencyKey(request) };
   const requestHash = fingerprint(request);
 
   return inTransaction(db, async (trx) => {
-    const claimed = await trx
-      .insertInto('idempotency_records')
-      .values({ scope, key, request_hash: requestHash, response_status: 0, response_body: 'null' })
-      .onConflict((conflict) => conflict.columns(['scope', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (claimed === undefined) {
-      const existing = await trx
-        .selectFrom('idempotency_records')
-        .select(['request_hash', 'response_status', 'response_body'])
-        .where('scope', '=', scope)
-        .where('key', '=', key)
-        .executeTakeFirstOrThrow();
-      if (existing.request_hash !== requestHash || existing.response_status === 0) {
-        throw new IvoryError('idempotency_conflict');
-      }
-      return { status: existing.response_status, body: existing.response_body, replayed: true };
+    if (!(await claimIdempotencyKey(trx, id, requestHash))) {
+      const existing = await findIdempotentResponse(trx, id);
+      if (existing.requestHash !== requestHash || existing.status === 0) throw new IvoryError('idempotency_conflict');
+      return { status: existing.status, body: existing.body as T, replayed: true };
     }
     const result = await work(trx);
-    await trx
-      .updateTable('idempotency_records')
-      .set({ response_status: result.status, response_body: JSON.stringify(result.body) })
-      .where('scope', '=', scope)
-      .where('key', '=', key)
-      .execute();
+    await storeIdempotentResponse(trx, id, result.status, result.body);
     return result;
   });
+}
+
+/**
+ * The shape of every idempotent route (STYLE "Habits" 3): the principal the
+ * auth layer let through, the use case once per Idempotency-Key, the reply.
+ */
+export async function replyIdempotent<T>(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (trx: Tx, principal: Principal) => Promise<StoredResponse<T>>,
+): Promise<FastifyReply> {
+  const principal = principalOf(request);
+  const result = await runIdempotent(db, request, (trx) => work(trx, principal));
+  return reply.status(result.status).send(result.body);
 }
 
 /**

@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { Scope } from '../database/schema.js';
+import { IvoryError } from '../errors.js';
 
 /** Who is asking, resolved once per request by the auth layer. */
 export type Principal = SessionPrincipal | ApiKeyPrincipal;
@@ -43,4 +45,13 @@ export const SESSION_OR_WRITE_KEY: AuthRequirement = { session: true, key: 'writ
 /** A stable bucket name for per-principal counters (rate limits, idempotency scope). */
 export function principalBucket(principal: Principal): string {
   return principal.kind === 'session' ? `user:${principal.userId}` : `key:${principal.keyId}`;
+}
+
+/**
+ * The request's principal on a route that requires one: the auth layer has
+ * enforced the route's requirement, so this only narrows the type.
+ */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new IvoryError('unauthorized');
+  return request.principal;
 }

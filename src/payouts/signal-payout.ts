@@ -1,7 +1,8 @@
 import type { Tx } from '../platform/database/database.js';
-import type { Payout } from './issuance.js';
-import { lockIssuance } from './issuances.repository.js';
-import { lockUnsentPayout, updatePayout } from './ledger.repository.js';
+import { lockIssuance } from '../issuances/index.js';
+import type { Payout } from './payout.js';
+import { payoutTransition } from './payout-lifecycle.js';
+import { lockUnsentPayout, updatePayout, type PayoutPatch } from './payouts.repository.js';
 
 /** The internal payout signals of SPEC "Events": never delivered as webhooks. */
 export type PayoutSignal = 'gas.wait' | 'sweep.failed';
@@ -16,15 +17,15 @@ export type PayoutSignal = 'gas.wait' | 'sweep.failed';
 export async function signalPayout(trx: Tx, now: Date, issuanceId: string, signal: PayoutSignal): Promise<Payout | undefined> {
   if ((await lockIssuance(trx, issuanceId)) === undefined) return undefined;
   const payout = await lockUnsentPayout(trx, issuanceId);
-  if (payout === undefined || payout.status === 'failed') return undefined;
+  if (payout === undefined) return undefined;
+  const step = payoutTransition(payout, { type: signal === 'gas.wait' ? 'gas_wait_signal' : 'sweep_failed_signal' });
+  if ('refused' in step) return undefined;
   // Sandbox payouts are never claimed by a worker, so their next attempt stays unset.
   const nextAttemptAt = payout.sandbox ? null : now;
-  if (signal === 'gas.wait') {
-    await updatePayout(trx, payout.id, now, { status: 'waiting_gas', next_attempt_at: nextAttemptAt });
-    return { ...payout, status: 'waiting_gas', nextAttemptAt };
-  }
-  const attempts = payout.attempts + 1;
-  const lastError = 'sweep attempt failed';
-  await updatePayout(trx, payout.id, now, { status: 'scheduled', attempts, last_error: lastError, next_attempt_at: nextAttemptAt });
-  return { ...payout, status: 'scheduled', attempts, lastError, nextAttemptAt };
+  // Only what the signal changes: a wait for gas keeps the last error it had.
+  const patch: PayoutPatch = { status: step.status, next_attempt_at: nextAttemptAt };
+  if (step.attempts !== payout.attempts) patch.attempts = step.attempts;
+  if (step.lastError !== null) patch.last_error = step.lastError;
+  await updatePayout(trx, payout.id, now, patch);
+  return { ...payout, status: step.status, attempts: step.attempts, lastError: step.lastError ?? payout.lastError, nextAttemptAt };
 }

@@ -6,7 +6,7 @@ import type { Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { recordFinishedAttempts } from './record-attempts.js';
 import { sendAttempt, type AttemptSettings, type SentAttempt } from './send-attempt.js';
-import { createGuardedDispatcher, type HostLookup } from './ssrf.js';
+import { createGuardedDispatcher, type HostLookup } from '../platform/http-client/ssrf.js';
 import { claimDueDeliveries, type ClaimedDelivery } from './webhook-delivery.repository.js';
 
 export interface DeliverWebhooksDeps {
@@ -145,6 +145,9 @@ export class DeliverWebhooksJob implements Job {
       resolveWait();
     };
 
+    // The first send or record that threw: the run stops with it.
+    let failure: { error: unknown } | undefined;
+
     // An endpoint that answered 410 or was just disabled gets nothing more from
     // this run; what was claimed for it is failed by the disabling transaction.
     const dropQueued = (endpointId: string): void => {
@@ -164,15 +167,29 @@ export class DeliverWebhooksJob implements Job {
         }
         queue.splice(index, 1);
         inFlightByEndpoint.add(claimed.endpointId, 1);
-        const sending: Promise<void> = sendAttempt(this.#attempt, claimed).then((sent) => {
-          if (finished.length === 0) firstFinishedAt = performance.now();
-          finished.push(sent);
+        const release = (): void => {
           inFlight.delete(sending);
           inFlightByEndpoint.add(claimed.endpointId, -1);
           heldByEndpoint.add(claimed.endpointId, -1);
-          if (sent.gone) dropQueued(claimed.endpointId);
-          wake();
-        });
+        };
+        const sending: Promise<void> = sendAttempt(this.#attempt, claimed).then(
+          (sent) => {
+            if (finished.length === 0) firstFinishedAt = performance.now();
+            finished.push(sent);
+            release();
+            if (sent.gone) dropQueued(claimed.endpointId);
+            wake();
+          },
+          // sendAttempt turns every failure of the exchange into an outcome; a
+          // throw here is a bug. It ends the run (instead of leaving it waiting
+          // for an attempt that never finishes), and the lease brings the
+          // delivery back.
+          (error: unknown) => {
+            release();
+            failure ??= { error };
+            wake();
+          },
+        );
         inFlight.add(sending);
       }
     };
@@ -180,7 +197,6 @@ export class DeliverWebhooksJob implements Job {
     // Recording runs beside claiming and sending (one batch at a time), so the
     // two transactions overlap on a pool of connections.
     let recording: Promise<void> | undefined;
-    let recordFailure: { error: unknown } | undefined;
     const startRecording = (): void => {
       const batch = finished.splice(0);
       recording = this.#record(batch)
@@ -190,7 +206,7 @@ export class DeliverWebhooksJob implements Job {
             recorded += batch.length;
           },
           (error: unknown) => {
-            recordFailure ??= { error };
+            failure ??= { error };
           },
         )
         .finally(() => {
@@ -202,7 +218,7 @@ export class DeliverWebhooksJob implements Job {
     try {
       for (;;) {
         signalled = false;
-        if (recordFailure !== undefined) throw recordFailure.error;
+        if (failure !== undefined) throw failure.error;
         dispatch();
         const now = performance.now();
         if (

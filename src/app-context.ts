@@ -1,12 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Catalogue } from '../catalogue/index.js';
-import type { ChainAdapters } from '../chains/index.js';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { SecretBox } from './crypto.js';
-import type { Db } from './database/database.js';
+import type { Catalogue } from './catalogue/index.js';
+import type { ChainAdapters } from './chains/index.js';
+import type { Clock } from './platform/clock.js';
+import type { Config } from './platform/config.js';
+import type { SecretBox } from './platform/crypto.js';
+import type { Db } from './platform/database/database.js';
 
 /**
+ * Built by the composition root (`app.ts`), beside it because it names
+ * modules (catalogue, chains) that `platform/` may not import.
+ *
  * The few shared things a module's routes and jobs are built from. Use cases
  * take only what they use out of it (STYLE "Habits" 2), never the whole.
  */

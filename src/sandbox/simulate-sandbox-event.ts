@@ -4,13 +4,16 @@ import { isUuid } from '../merchants/index.js';
 import { parseBaseUnits, wholeTokens } from '../money/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import type { Issuance } from './issuance.js';
-import { findShopGroup, findShopIssuance } from './issuances.repository.js';
-import { findTransferByConfirmedEvent } from './ledger.repository.js';
-import { SANDBOX_AMOUNT_LIMIT_TOKENS } from './limits.js';
-import { recordTransfer } from './record-transfer.js';
-import { closeInvoiceOnChain } from './close-invoice-on-chain.js';
-import { signalPayout, type PayoutSignal } from './signal-payout.js';
+import {
+  closeInvoiceOnChain,
+  findShopGroup,
+  findShopIssuance,
+  findTransferByConfirmedEvent,
+  recordTransfer,
+  SANDBOX_AMOUNT_LIMIT_TOKENS,
+  type Issuance,
+} from '../issuances/index.js';
+import { signalPayout, type PayoutSignal } from '../payouts/index.js';
 
 export interface SimulateBody {
   readonly issuance_id: string;

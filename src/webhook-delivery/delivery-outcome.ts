@@ -1,5 +1,15 @@
 import { nextAttemptDelay } from './retry-schedule.js';
-import type { PostWebhookResult } from './ssrf.js';
+import type { PostWebhookResult } from '../platform/http-client/ssrf.js';
+
+/**
+ * An endpoint whose deliveries have failed without a single success for this
+ * long is disabled (reason `failing`). Longer than the retry schedule (a little
+ * over three days), so one event's full run of retries never disables alone.
+ */
+export const DISABLE_FAILING_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+/** Why an endpoint stopped receiving: set by the merchant or by the worker. */
+export type DisabledReason = 'manual' | 'gone' | 'failing';
 
 /**
  * What one attempt means for its delivery (SPEC "Events", delivery rules; the

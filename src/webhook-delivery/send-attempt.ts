@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { newId, type SecretBox } from '../platform/crypto.js';
 import { attemptSucceeded, decideDelivery } from './delivery-outcome.js';
 import { brandedSignatureHeader, standardWebhookHeaders } from './signature.js';
-import { postWebhook, type PostWebhookResult } from './ssrf.js';
+import { postWebhook, type PostWebhookResult } from '../platform/http-client/ssrf.js';
 import type { ClaimedDelivery, FinishedAttempt } from './webhook-delivery.repository.js';
 
 export interface AttemptSettings {
@@ -56,6 +56,7 @@ export async function sendAttempt(settings: AttemptSettings, claimed: ClaimedDel
       body,
       timeoutMs: settings.timeoutMs,
       maxResponseBytes: settings.maxResponseBytes,
+      now: () => settings.clock.now(),
     });
   } catch (error) {
     // Only an unreadable secret gets here; logged, and retried like any failure.

@@ -1,4 +1,4 @@
-import type { PayoutStatus } from './issuance.js';
+import type { PayoutStatus } from './payout.js';
 
 /**
  * The payout's own lifecycle as one pure function (STYLE 7), beside the
@@ -40,7 +40,14 @@ export type PayoutInput =
   /** A chain watcher saw the sweep confirmed. */
   | { readonly type: 'confirmed'; readonly txHash: string }
   /** A chain watcher saw the confirmed sweep reorged away. */
-  | { readonly type: 'reverted' };
+  | { readonly type: 'reverted' }
+  /**
+   * The internal signals of SPEC "Events" (the sandbox simulates them): the
+   * unsent payout waits for network fee funds, or one sweep attempt failed
+   * (counted; not the terminal payout.failed). Due again at once; no event.
+   */
+  | { readonly type: 'gas_wait_signal' }
+  | { readonly type: 'sweep_failed_signal' };
 
 export interface PayoutStep {
   readonly status: PayoutStatus;
@@ -58,7 +65,7 @@ export interface PayoutStep {
 
 /** An input that does not apply (a repeat, or a late answer): the caller changes nothing. */
 export interface PayoutRefusal {
-  readonly refused: 'already_sent' | 'already_confirmed' | 'already_reverted' | 'not_sending' | 'not_confirmed' | 'withdrawn';
+  readonly refused: 'already_sent' | 'already_confirmed' | 'already_reverted' | 'not_sending' | 'not_confirmed' | 'not_unsent' | 'withdrawn';
 }
 
 /** Statuses a confirmation is accepted from: the sweep may be seen on chain before its send was recorded. */
@@ -95,6 +102,12 @@ export function payoutTransition(state: PayoutState, input: PayoutInput): Payout
       const events: PayoutEvent[] = state.status === 'sent' ? ['payout.confirmed'] : ['payout.sent', 'payout.confirmed'];
       return { ...keep, status: 'confirmed', txHash: input.txHash, retryInMs: null, stamp: 'confirmed', events };
     }
+    case 'gas_wait_signal':
+      if (state.status !== 'scheduled' && state.status !== 'waiting_gas') return { refused: 'not_unsent' };
+      return { ...keep, status: 'waiting_gas', retryInMs: 0, events: [] };
+    case 'sweep_failed_signal':
+      if (state.status !== 'scheduled' && state.status !== 'waiting_gas') return { refused: 'not_unsent' };
+      return { ...keep, status: 'scheduled', attempts: state.attempts + 1, retryInMs: 0, lastError: 'sweep attempt failed', events: [] };
     case 'reverted':
       if (state.status === 'reverted') return { refused: 'already_reverted' };
       if (state.status !== 'confirmed') return { refused: 'not_confirmed' };

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { inTransaction, type Db, type Executor, type Tx } from '../platform/database/database.js';
 import type { DeliveryDecision } from './delivery-outcome.js';
-import type { DisabledReason } from './webhook-endpoint.js';
+import type { DisabledReason } from './delivery-outcome.js';
 
 /**
  * The delivery worker's SQL: claiming due deliveries under a lease, recording
@@ -236,4 +236,103 @@ export async function disableEndpoint(
   if (failingBefore !== undefined) update = update.where('failing_since', '<=', failingBefore);
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+// ── fan-out, and deliveries put back in (replay, recovery) or taken out (an endpoint stops) ──
+
+/** Every pending delivery of the endpoint becomes failed (the endpoint stopped receiving). */
+export async function failPendingDeliveries(executor: Executor, endpointId: string): Promise<number> {
+  const result = await executor
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, lease_token: null })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Failed deliveries of the endpoint created at or after `since` become pending
+ * and due now, each with a fresh round of the retry schedule.
+ */
+export async function requeueFailedDeliveries(executor: Executor, endpointId: string, since: Date, now: Date): Promise<number> {
+  const result = await executor
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ status: 'pending', next_attempt_at: now, lease_token: null, round_started_at: eb.ref('attempts') }))
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'failed')
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Enabled endpoints of the shop whose filters hold the event's name or its group. */
+export async function listSubscribedEndpointIds(executor: Executor, shopId: string, type: string, group: string): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('shop_id', '=', shopId)
+    .where('enabled', '=', true)
+    .where('deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([sql<boolean>`filters @> ${JSON.stringify([type])}::jsonb`, sql<boolean>`filters @> ${JSON.stringify([group])}::jsonb`]),
+    )
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export interface NewDelivery {
+  readonly id: string;
+  readonly eventId: string;
+  readonly endpointId: string;
+  readonly shopId: string;
+  readonly createdAt: Date;
+}
+
+/** Pending deliveries, due at once. */
+export async function insertDeliveries(executor: Executor, deliveries: readonly NewDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  await executor
+    .insertInto('webhook_deliveries')
+    .values(
+      deliveries.map((delivery) => ({
+        id: delivery.id,
+        event_id: delivery.eventId,
+        endpoint_id: delivery.endpointId,
+        shop_id: delivery.shopId,
+        status: 'pending' as const,
+        next_attempt_at: delivery.createdAt,
+        created_at: delivery.createdAt,
+      })),
+    )
+    .execute();
+}
+
+/** The delivery and the state of its endpoint, locked for a replay. */
+export async function lockDeliveryForReplay(
+  executor: Executor,
+  shopId: string,
+  deliveryId: string,
+): Promise<{ endpointEnabled: boolean; endpointDeleted: boolean } | undefined> {
+  const row = await executor
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select(['w.enabled', 'w.deleted_at'])
+    .where('d.id', '=', deliveryId)
+    .where('d.shop_id', '=', shopId)
+    .forUpdate('d')
+    .executeTakeFirst();
+  return row === undefined ? undefined : { endpointEnabled: row.enabled, endpointDeleted: row.deleted_at !== null };
+}
+
+/**
+ * The delivery becomes pending and due now, with a fresh round of the retry
+ * schedule; a worker holding it loses its lease (its attempt is still logged).
+ */
+export async function requeueDelivery(executor: Executor, deliveryId: string, now: Date): Promise<void> {
+  await executor
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ status: 'pending', next_attempt_at: now, lease_token: null, round_started_at: eb.ref('attempts') }))
+    .where('id', '=', deliveryId)
+    .execute();
 }

@@ -1,16 +1,9 @@
 import { appendEvent } from '../events/index.js';
 import type { Tx } from '../platform/database/database.js';
-import { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from './event-data.js';
-import type { Issuance, Payout } from './issuance.js';
-import { findGroupById, lockIssuance, updateIssuance } from './issuances.repository.js';
-import {
-  findPayoutById,
-  findPayoutConfirmedEventId,
-  listPayoutTransferIds,
-  lockPayout,
-  updatePayout,
-  type PayoutPatch,
-} from './ledger.repository.js';
+import { findGroupById, listPayoutTransferIds, lockIssuance, reconcileAfterPayoutReverted, type Issuance } from '../issuances/index.js';
+import type { Payout } from './payout.js';
+import { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from './payout-event-data.js';
+import { findPayoutById, findPayoutConfirmedEventId, lockPayout, updatePayout, type PayoutPatch } from './payouts.repository.js';
 import { payoutTransition, type PayoutInput, type PayoutRefusal, type PayoutStep } from './payout-lifecycle.js';
 
 export type PayoutOutcome =
@@ -48,12 +41,8 @@ export async function applyPayoutInput(trx: Tx, now: Date, payoutId: string, inp
   if ('refused' in step) return { outcome: 'unchanged', payout, reason: step.refused };
 
   const updated = await persistStep(trx, now, payout, step);
-  let current: Issuance = issuance;
-  if (step.issuanceReconciling && issuance.status !== 'reconciling') {
-    // LEDGER "Reversals": the recipient was paid from funds that are gone; an operator resolves it.
-    await updateIssuance(trx, issuance.id, now, { status: 'reconciling' });
-    current = { ...issuance, status: 'reconciling' };
-  }
+  // LEDGER "Reversals": the recipient was paid from funds that are gone; an operator resolves it.
+  const current: Issuance = step.issuanceReconciling ? await reconcileAfterPayoutReverted(trx, now, issuance) : issuance;
   const eventIds = await emitEvents(trx, now, current, updated, step);
   return { outcome: 'recorded', payout: updated, eventIds };
 }

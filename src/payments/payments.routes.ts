@@ -1,9 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireShopAccess } from '../merchants/index.js';
-import type { AppContext } from '../platform/context.js';
-import { IvoryError } from '../platform/errors.js';
-import { SESSION_OR_READ_KEY, type Principal } from '../platform/http/principal.js';
+import type { AppContext } from '../app-context.js';
+import { SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { exportPaymentsCsv } from './export-payments-csv.js';
 import { listPayments } from './list-payments.js';
@@ -62,9 +60,4 @@ export async function paymentsRoutes(api: IvoryServer, context: AppContext): Pro
         .send(exportPaymentsCsv(db, catalogue, access.shop.id));
     },
   );
-}
-
-function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new IvoryError('unauthorized');
-  return request.principal;
 }

@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/database/database.js';
-import type { PayoutStatus, TransferDisposition, TransferStatus } from './issuance.js';
+import type { TransferDisposition, TransferStatus } from '../issuances/index.js';
+import type { PayoutStatus } from '../payouts/index.js';
 
 /**
  * The payment history of a shop: its incoming transfers and its payouts as one

@@ -1,16 +1,15 @@
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Tx } from '../platform/database/database.js';
-import { endpointHealth } from './delivery-outcome.js';
+import { DISABLE_FAILING_AFTER_MS, endpointHealth } from './delivery-outcome.js';
 import type { SentAttempt } from './send-attempt.js';
 import {
   clearEndpointFailing,
+  failPendingDeliveries,
   disableEndpoint,
   markEndpointFailing,
   recordAttempts,
   relaxDurability,
 } from './webhook-delivery.repository.js';
-import { failPendingDeliveries } from './webhooks.repository.js';
-import { DISABLE_FAILING_AFTER_MS } from './webhook-endpoint.js';
 
 export interface DisabledEndpoint {
   readonly endpointId: string;

@@ -1,14 +1,9 @@
 import type { Tx } from '../platform/database/database.js';
 import { newId } from '../platform/crypto.js';
-import { groupOf, type EventType } from '../events/event.js';
-import { insertDeliveries, listSubscribedEndpointIds } from './webhooks.repository.js';
+import { groupOf, type AppendedEvent } from '../events/index.js';
+import { insertDeliveries, listSubscribedEndpointIds } from './webhook-delivery.repository.js';
 
-export interface FannedOutEvent {
-  readonly id: string;
-  readonly shopId: string;
-  readonly type: EventType;
-  readonly createdAt: Date;
-}
+export type FannedOutEvent = AppendedEvent;
 
 /**
  * One pending delivery for each enabled endpoint of the shop whose filters

@@ -216,6 +216,8 @@ export interface PostWebhookOptions {
   /** The whole exchange: connect, headers and the excerpt of the body. */
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** The caller's clock, for a Retry-After given as a date; the system clock if absent. */
+  now?: () => Date;
 }
 
 /**
@@ -237,7 +239,7 @@ export type PostWebhookResult =
 export async function postWebhook(
   dispatcher: Dispatcher,
   url: string | URL,
-  { headers, body, timeoutMs = 10_000, maxResponseBytes = 4096 }: PostWebhookOptions,
+  { headers, body, timeoutMs = 10_000, maxResponseBytes = 4096, now = () => new Date() }: PostWebhookOptions,
 ): Promise<PostWebhookResult> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
@@ -254,7 +256,7 @@ export async function postWebhook(
       bodyTimeout: timeoutMs,
     });
     const responseExcerpt = await readExcerpt(response.body, maxResponseBytes);
-    const retryAfterSeconds = parseRetryAfter(firstHeader(response.headers['retry-after']), Date.now());
+    const retryAfterSeconds = parseRetryAfter(firstHeader(response.headers['retry-after']), now().getTime());
     return {
       ok: true,
       status: response.statusCode,

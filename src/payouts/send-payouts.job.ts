@@ -4,9 +4,9 @@ import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Tx } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { applyPayoutInput } from './apply-payout-input.js';
-import type { Payout } from './issuance.js';
-import { claimDuePayouts, leasePayouts, postponePayouts } from './issuance-queues.repository.js';
-import { findIssuanceById } from './issuances.repository.js';
+import { findIssuanceById } from '../issuances/index.js';
+import type { Payout } from './payout.js';
+import { claimDuePayouts, leasePayouts, postponePayouts } from './payouts.repository.js';
 import { SEND_LEASE_MS, type PayoutInput } from './payout-lifecycle.js';
 
 export interface SendPayoutsDeps {

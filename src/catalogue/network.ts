@@ -1,0 +1,110 @@
+import type { FeeTerms } from '../money/index.js';
+
+/** The catalogue's model: networks and tokens as loaded, and their public form. */
+
+export type { FeeTerms } from '../money/index.js';
+
+export type NetworkFamily = 'evm' | 'tron' | 'solana';
+export type FeeKind = 'invoice' | 'deposit';
+
+/** An icon file read at load; `hash` is the lower-case hex SHA-256 of `bytes`. */
+export interface TokenIcon {
+  readonly bytes: Buffer;
+  readonly contentType: string;
+  readonly hash: string;
+}
+
+export interface Token {
+  /** Contract (EVM, Tron) or mint (Solana); EVM in EIP-55 checksummed form. */
+  readonly address: string;
+  readonly symbol: string;
+  readonly decimals: number;
+  /** SPEC `status: ready`: usable for live payments. */
+  readonly ready: boolean;
+  /** The network's `minimum_payment` in this token's base units. */
+  readonly minimumPayment: bigint;
+  readonly icon: TokenIcon | undefined;
+}
+
+/** Decimal token amount strings, as SPEC "Shop terms" shows them. */
+export interface SweepTerms {
+  readonly sweepThreshold: string;
+  readonly minimumSweep: string;
+  readonly maximumSweep: string;
+}
+
+/**
+ * How Ivory reaches a live EVM network (catalogue file only, never in an API
+ * answer: an RPC URL often carries a provider's key).
+ */
+export interface ChainAccess {
+  readonly rpcUrl: string;
+  /** Blocks after the transfer's block before transfer.confirmed; 0 means at inclusion. */
+  readonly confirmations: number;
+  /** The operator's fee wallet; when absent it is read from the factory. */
+  readonly feeWallet: string | undefined;
+  readonly pollIntervalMs: number;
+  readonly maxBlockRange: number;
+  readonly useFinalizedTag: boolean;
+}
+
+export interface Network {
+  readonly chainId: number;
+  readonly name: string;
+  readonly family: NetworkFamily;
+  readonly nativeSymbol: string;
+  readonly explorerUrl: string;
+  /** Empty until Ivory's factory contracts are deployed on the network. */
+  readonly mainFactory: string;
+  readonly invoiceFactory: string;
+  readonly startBlock: number;
+  readonly enabled: boolean;
+  /** Whole tokens, decimal string (SPEC "Network"); per token in base units on `Token`. */
+  readonly minimumPayment: string;
+  readonly fees: { readonly invoice: FeeTerms; readonly deposit: FeeTerms };
+  readonly sweep: SweepTerms;
+  readonly tokens: readonly Token[];
+  /** Set when the network is live: an RPC URL and both factories. */
+  readonly chain: ChainAccess | undefined;
+}
+
+/** A token as GET /networks shows it. `icon_url` is relative to `{base_url}`. */
+export interface PublicToken {
+  readonly address: string;
+  readonly symbol: string;
+  readonly decimals: number;
+  readonly status?: 'ready';
+  readonly icon_url?: string;
+}
+
+/** An element of GET /networks (SPEC "Network"). */
+export interface PublicNetwork {
+  readonly chain_id: number;
+  readonly name: string;
+  readonly native_symbol: string;
+  readonly explorer_url: string;
+  readonly main_factory: string;
+  readonly invoice_factory: string;
+  readonly start_block: number;
+  readonly tokens: readonly PublicToken[];
+  readonly minimum_payment: string;
+  readonly family: NetworkFamily;
+}
+
+export interface Catalogue {
+  /** The file the catalogue was read from. */
+  readonly file: string;
+  /** Every network of the file, enabled or not. */
+  networks(): readonly Network[];
+  /** SPEC "Network" list: enabled networks with at least one ready token. */
+  publicNetworks(): readonly PublicNetwork[];
+  network(chainId: number): Network | undefined;
+  /** Address match is case-insensitive on EVM, exact on the base58 families. */
+  token(chainId: number, address: string): Token | undefined;
+  /** The icon bytes when `hash` is the icon's current hash; otherwise undefined. */
+  icon(chainId: number, address: string, hash: string): { bytes: Buffer; contentType: string } | undefined;
+  /** `/token-icons/{chain_id}/{token}/{hash}`, relative to `{base_url}`; undefined without an icon. */
+  iconPath(chainId: number, address: string): string | undefined;
+  feeTerms(chainId: number, kind: FeeKind): FeeTerms | undefined;
+  sweepTerms(chainId: number): SweepTerms | undefined;
+}

@@ -1,0 +1,48 @@
+import type { PayoutSplit } from '../money/index.js';
+import type { Executor, Tx } from '../platform/database/database.js';
+import type { Issuance } from './issuance.js';
+
+/**
+ * What the issuance lifecycle needs of payouts: the payout it looks at, and
+ * the payout rows its effects create, re-split or cancel. `payouts/` builds on
+ * `issuances/` (a payout belongs to an issuance, its events carry the
+ * issuance's data), so `issuances/` may not import it back (ARCHITECTURE
+ * "Boundaries"); the composition root connects the payouts module's
+ * implementation once at start (`connectPayoutLedger`).
+ */
+export interface PayoutLedger {
+  /** The issuance's payout that is still live (not cancelled or reverted), newest first, locked. */
+  lockCurrent(trx: Tx, issuanceId: string): Promise<IssuancePayout | undefined>;
+  /** One payout by id, locked (a deposit's reversal: the payout that swept the transfer). */
+  lock(trx: Tx, payoutId: string): Promise<IssuancePayout | undefined>;
+  /** A new payout row, `scheduled`, of this split; answers its id. */
+  schedule(trx: Tx, now: Date, issuance: Issuance, split: PayoutAmounts): Promise<string>;
+  /** The unsent payout moves a different sum now. */
+  resplit(trx: Tx, now: Date, payoutId: string, split: PayoutAmounts): Promise<void>;
+  cancel(trx: Tx, now: Date, payoutId: string): Promise<void>;
+  /** SPEC `payout_tx_hash`: the latest confirmed outgoing transfer to the recipient. */
+  latestConfirmedTxHash(executor: Executor, issuanceId: string): Promise<string | null>;
+}
+
+/** The payout as the issuance lifecycle sees it. */
+export interface IssuancePayout {
+  readonly id: string;
+  /** The sweep was broadcast or confirmed: it can no longer be re-split or cancelled. */
+  readonly broadcast: boolean;
+  /** What it moves. */
+  readonly gross: bigint;
+}
+
+export type PayoutAmounts = PayoutSplit & { readonly gross: bigint };
+
+let connected: PayoutLedger | undefined;
+
+/** Called by the composition root (`app.ts`) before any request or job runs. */
+export function connectPayoutLedger(ledger: PayoutLedger): void {
+  connected = ledger;
+}
+
+export function payoutLedger(): PayoutLedger {
+  if (connected === undefined) throw new Error('issuances: no payout ledger connected (the composition root calls connectPayoutLedger)');
+  return connected;
+}

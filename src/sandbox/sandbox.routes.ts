@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+import type { AppContext } from '../app-context.js';
+import { requireShopAccess } from '../merchants/index.js';
+import { replyIdempotent } from '../platform/http/idempotency.js';
+import { SESSION_ONLY, SESSION_OR_WRITE_KEY } from '../platform/http/principal.js';
+import type { IvoryServer } from '../platform/http/server.js';
+import { resetSandbox } from './reset-sandbox.js';
+import { simulateSandboxEvent } from './simulate-sandbox-event.js';
+
+const ShopParams = Type.Object({ shop_id: Type.String() });
+
+const SimulateBody = Type.Object(
+  {
+    issuance_id: Type.String(),
+    kind: Type.String(),
+    amount: Type.String(),
+    reference_event_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** SPEC "Sandbox". */
+export async function sandboxRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+  const { db, clock } = context;
+
+  api.post(
+    '/shops/:shop_id/sandbox/simulate',
+    { schema: { params: ShopParams, body: SimulateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
+        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
+        return { status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, access.shop, request.body) };
+      }),
+  );
+
+  api.post(
+    '/shops/:shop_id/sandbox/reset',
+    { schema: { params: ShopParams }, config: { auth: SESSION_ONLY, idempotent: true } },
+    async (request, reply) =>
+      replyIdempotent(db, request, reply, async (trx, principal) => {
+        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'owner');
+        return { status: 200, body: await resetSandbox(trx, access.shop) };
+      }),
+  );
+}
