@@ -6,6 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deployTestStablecoin, testStablecoinAbi } from '../../src/chains/evm/contracts/index.js';
 import type { EvmNetwork } from '../../src/chains/evm/evm-network.js';
 import { EvmWatcherJob, listIssuanceChainTransfers, scanStatus, type EvmWatcherOptions } from '../../src/chains/evm/watcher/index.js';
+import { AdaptiveBlockRange } from '../../src/chains/evm/watcher/block-range.js';
+import { isRangeLimitError } from '../../src/chains/evm/watcher/evm-rpc.js';
+import { missingSteps } from '../../src/chains/evm/watcher/tell-ledger.js';
 import { systemClock } from '../../src/platform/clock.js';
 import type { DatabaseHandle } from '../../src/platform/database/database.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
@@ -21,7 +24,7 @@ import { createOwnerWithShop } from '../support/factories.js';
  */
 
 const payer = privateKeyToAccount(ANVIL_KEYS[1]);
-const silent = { warn: () => undefined };
+const silent = { warn: (details: object, message: string) => (process.env.WATCHER_TEST_LOG ? console.warn(message, details) : undefined) };
 const FAST_RETRY: EvmWatcherOptions = { backoff: { initialMs: 1, maxMs: 20 }, rpcTimeoutMs: 1_000 };
 
 let handle: DatabaseHandle;
@@ -59,8 +62,8 @@ async function chain() {
     startBlock,
     feeWallet: '0x000000000000000000000000000000000000fEE5',
     tokens: [
-      { address: usdc, symbol: 'USDC', decimals: 6 },
-      { address: usdt, symbol: 'USDT', decimals: 6 },
+      { address: usdc, symbol: 'USDC', decimals: 6, minimumSweep: 1_000_000n },
+      { address: usdt, symbol: 'USDT', decimals: 6, minimumSweep: 1_000_000n },
     ],
     pollIntervalMs: 50,
     maxBlockRange: 100,
@@ -393,6 +396,43 @@ describe('EVM watcher: RPC trouble and concurrency', () => {
       const payouts = await handle.db.selectFrom('payouts').select('gross').where('issuance_id', '=', invoice.id).execute();
       expect(payouts.map((payout) => payout.gross)).toEqual(['10000000']);
     }
+  });
+});
+
+describe('EVM watcher: pure rules', () => {
+  it('tells the ledger only the steps it missed, observed before confirmed, nothing for a transfer it never heard of that vanished', () => {
+    expect(missingSteps({ status: 'observed', ledgerStatus: null })).toEqual(['observed']);
+    expect(missingSteps({ status: 'confirmed', ledgerStatus: null })).toEqual(['observed', 'confirmed']);
+    expect(missingSteps({ status: 'confirmed', ledgerStatus: 'observed' })).toEqual(['confirmed']);
+    expect(missingSteps({ status: 'confirmed', ledgerStatus: 'confirmed' })).toEqual([]);
+    expect(missingSteps({ status: 'dropped', ledgerStatus: null })).toEqual([]);
+    expect(missingSteps({ status: 'dropped', ledgerStatus: 'observed' })).toEqual(['reverted']);
+    expect(missingSteps({ status: 'reverted', ledgerStatus: 'confirmed' })).toEqual(['reverted']);
+    expect(missingSteps({ status: 'reverted', ledgerStatus: 'reverted' })).toEqual([]);
+  });
+
+  it('recognises the providers’ range limits and nothing else', () => {
+    expect(isRangeLimitError({ code: -32005, message: 'limit' })).toBe(true);
+    expect(isRangeLimitError({ status: 413 })).toBe(true);
+    expect(isRangeLimitError(new Error('wrapped', { cause: { details: 'query returned more than 10000 results' } }))).toBe(true);
+    expect(isRangeLimitError(new Error('eth_getLogs block range is too large'))).toBe(true);
+    expect(isRangeLimitError(new Error('fetch failed'))).toBe(false);
+    expect(isRangeLimitError(new Error('The request took too long to respond.'))).toBe(false);
+  });
+
+  it('halves on refusal, doubles when quiet, and probes a refused width only now and then', () => {
+    const range = new AdaptiveBlockRange(64);
+    expect(range.refused()).toBe(true);
+    expect(range.refused()).toBe(true);
+    expect(range.size).toBe(16);
+    range.settle(0, 5_000, 500);
+    expect(range.size).toBe(16); // 32 was refused: not asked again at once
+    for (let quiet = 0; quiet < 31; quiet += 1) range.settle(0, 5_000, 500);
+    expect(range.size).toBe(32);
+    range.settle(6_000, 5_000, 500);
+    expect(range.size).toBe(16); // crowded
+    const narrow = new AdaptiveBlockRange(1);
+    expect(narrow.refused()).toBe(false);
   });
 });
 

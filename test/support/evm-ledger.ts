@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { TransferLedger, WatchedAddress } from '../../src/chains/evm/ledger-port.js';
-import { recordTransfer } from '../../src/issuances/index.js';
+import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
+import { payoutLedger } from '../../src/payouts/index.js';
 import { newId } from '../../src/platform/crypto.js';
 import type { Db, Executor } from '../../src/platform/database/database.js';
 
@@ -38,6 +39,9 @@ export async function watchedAddresses(
     allocatedAt: row.updated_at,
   }));
 }
+
+// What the composition root does once at start (app.ts): the ledger's payouts.
+connectPayoutLedger(payoutLedger);
 
 /** The real ledger behind the watcher's port. */
 export const transferLedger: TransferLedger = {

@@ -1,11 +1,18 @@
+/** Quiet successes before growing past a width the provider refused, to see whether the limit moved. */
+const PROBE_AFTER = 32;
+
 /**
  * The width of the next `eth_getLogs` query: halved when the provider refuses
  * a range (or when a range was crowded), doubled after a quiet one, always
- * within 1..max. Tuning only: it is kept in memory, the cursor is not.
+ * within 1..max. A refused width is remembered, so a provider with a fixed
+ * limit is not asked too wide again on every pass, only now and then.
+ * Tuning only: it is kept in memory, the cursor is not.
  */
 export class AdaptiveBlockRange {
   readonly #max: number;
   #size: number;
+  #refused = Number.POSITIVE_INFINITY;
+  #quietSinceRefusal = 0;
 
   constructor(max: number) {
     this.#max = Math.max(1, Math.floor(max));
@@ -16,16 +23,28 @@ export class AdaptiveBlockRange {
     return this.#size;
   }
 
-  /** Returns false when the range is already one block: nothing left to shrink. */
-  shrink(): boolean {
+  /** After the provider refused the current width. False when it is already one block. */
+  refused(): boolean {
     if (this.#size === 1) return false;
+    this.#refused = Math.min(this.#refused, this.#size);
+    this.#quietSinceRefusal = 0;
     this.#size = Math.max(1, Math.floor(this.#size / 2));
     return true;
   }
 
   /** After a successful query of `logCount` logs. */
   settle(logCount: number, crowded: number, quiet: number): void {
-    if (logCount > crowded) this.shrink();
-    else if (logCount < quiet) this.#size = Math.min(this.#max, this.#size * 2);
+    if (logCount > crowded) {
+      this.#size = Math.max(1, Math.floor(this.#size / 2));
+      return;
+    }
+    if (logCount >= quiet) return;
+    const doubled = Math.min(this.#max, this.#size * 2);
+    if (doubled < this.#refused) {
+      this.#size = doubled;
+    } else if ((this.#quietSinceRefusal += 1) >= PROBE_AFTER) {
+      this.#refused = Number.POSITIVE_INFINITY;
+      this.#size = doubled;
+    }
   }
 }

@@ -40,7 +40,7 @@ export async function fetchRange(
       range.settle(logs.length, CROWDED_LOGS, QUIET_LOGS);
       return { from, to, toHash, logs };
     } catch (error) {
-      if (!isRangeLimitError(error) || !range.shrink()) throw error;
+      if (!isRangeLimitError(error) || !range.refused()) throw error;
     }
   }
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../../../platform/clock.js';
 import { inTransaction, type Db } from '../../../platform/database/database.js';
 import type { ChainTransfer, TransferLedger } from '../ledger-port.js';
 import type { LedgerStatus } from './watcher.schema.js';
-import { claimLedgerDue, markLedgerTold, type WatchedTransfer } from './watcher.repository.js';
+import { claimLedgerDue, hasLedgerDue, markLedgerTold, type WatchedTransfer } from './watcher.repository.js';
 
 export interface TellLedgerDeps {
   readonly db: Db;
@@ -23,6 +23,7 @@ export interface TellLedgerDeps {
  * `recordTransfer` is idempotent by natural key. Returns how many rows it told.
  */
 export async function tellLedger(deps: TellLedgerDeps): Promise<number> {
+  if (!(await hasLedgerDue(deps.db, deps.chainId))) return 0;
   const counts = await Promise.all(
     Array.from({ length: deps.workers }, async (_, partition) => {
       let told = 0;

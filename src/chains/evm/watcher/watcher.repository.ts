@@ -34,6 +34,8 @@ export interface ScanCursor {
 
 /** The cursor of `chainId`, created at `startBlock` on first use. */
 export async function ensureScanCursor(db: Db, chainId: number, startBlock: bigint, now: Date): Promise<ScanCursor> {
+  const existing = await findScanCursor(db, chainId);
+  if (existing !== undefined) return existing;
   await tables(db)
     .insertInto('evm_scan_cursors')
     .values({ chain_id: String(chainId), next_block: String(startBlock), head_block: null, updated_at: now })
@@ -210,6 +212,18 @@ export async function markVanished(trx: Tx, transfer: WatchedTransfer, now: Date
     .where('log_index', '=', transfer.logIndex)
     .where('status', '=', transfer.status)
     .execute();
+}
+
+/** Whether any transfer waits for the ledger: one cheap probe before the workers start. */
+export async function hasLedgerDue(executor: Executor, chainId: number): Promise<boolean> {
+  const row = await tables(executor)
+    .selectFrom('evm_transfers')
+    .select('log_index')
+    .where('chain_id', '=', String(chainId))
+    .where('ledger_due', '=', true)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

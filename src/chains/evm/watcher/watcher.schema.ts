@@ -1,4 +1,3 @@
-import type { ColumnType } from 'kysely';
 import type { Numeric, Timestamp } from '../../../platform/database/schema.js';
 
 /**
@@ -11,12 +10,12 @@ export type EvmTransferStatus = 'observed' | 'confirmed' | 'dropped' | 'reverted
 export type LedgerStatus = 'observed' | 'confirmed' | 'reverted';
 
 /** int8 arrives as a decimal string (platform/database: money and int8 never pass through a JS number). */
-type Int8 = ColumnType<string, string | bigint, string | bigint>;
+type Int8 = Numeric;
 
 export type EvmScanCursorsTable = {
   chain_id: Int8;
   next_block: Int8;
-  head_block: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  head_block: Int8 | null;
   updated_at: Timestamp;
 };
 

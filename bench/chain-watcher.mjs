@@ -1,0 +1,401 @@
+/* global process, console, setTimeout, fetch, performance, URL */
+// The EVM chain watcher's figures (issue 9, Deliver 8), with the built code in dist/
+// (`npm run build` first) against a real anvil node:
+//   1. catch-up throughput: BENCH_WATCHER_TRANSFERS (10,000) transfers to as many watched
+//      addresses, already mined and 2 blocks deep, credited per second from a cold start;
+//   2. detection latency: 1-second blocks, depth 2, BENCH_WATCHER_PAYMENTS (200) payments;
+//      from the moment the payment's block is first served by the node to `transfer.confirmed`
+//      recorded (transfers.confirmed_at), p50 / p99. Target p99 ≤ depth × block time + 1.5 s.
+// Storage: BENCH_DATABASE_URL (PostgreSQL; a scratch database is created and dropped) or
+// embedded PGlite in a temporary directory. BENCH_WATCHER_LEDGER_WORKERS (8 on PostgreSQL,
+// 1 on PGlite) sets the watcher's concurrent ledger transactions. Figures are reported, never
+// asserted.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { encodeFunctionData, getAddress, zeroAddress } from 'viem';
+import { deployTestStablecoin, testStablecoinAbi } from '../dist/chains/evm/contracts/index.js';
+import { EvmWatcherJob } from '../dist/chains/evm/watcher/index.js';
+import { connectPayoutLedger, recordTransfer } from '../dist/issuances/index.js';
+import { payoutLedger } from '../dist/payouts/index.js';
+import { systemClock } from '../dist/platform/clock.js';
+import { newId } from '../dist/platform/crypto.js';
+import { openEmbedded, openPostgres } from '../dist/platform/database/database.js';
+import { migrate } from '../dist/platform/database/migrate.js';
+import { startJobs } from '../dist/platform/jobs.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ANVIL_BIN = path.resolve(HERE, '../node_modules/.bin/anvil');
+/** anvil's first default account: a public test key, unlocked on the node. */
+const MINTER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const MINTER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const TRANSFERS = Math.round(positiveNumber('BENCH_WATCHER_TRANSFERS', 10_000));
+const PAYMENTS = Math.round(positiveNumber('BENCH_WATCHER_PAYMENTS', 200));
+const DEPTH = 2;
+const silent = { warn: () => undefined };
+let rpcId = 0;
+
+connectPayoutLedger(payoutLedger); // as the composition root (app.ts) does at start
+const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-bench-watcher-'));
+const cleanups = [];
+try {
+  console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}`);
+  await catchUpThroughput();
+  await detectionLatency();
+} catch (error) {
+  console.error(error instanceof Error ? error.stack : error);
+  process.exitCode = 1;
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  fs.rmSync(tempRoot, { recursive: true, force: true });
+}
+
+async function catchUpThroughput() {
+  const node = await startAnvil(['--gas-limit', '100000000']);
+  const database = await openDatabase('catchup');
+  const workers = Math.round(positiveNumber('BENCH_WATCHER_LEDGER_WORKERS', database.kind === 'postgres' ? 8 : 1));
+  console.log(`\n## catch-up: ${TRANSFERS} transfers to ${TRANSFERS} watched addresses (${storageName(database)}, ${workers} ledger worker(s))`);
+  const token = await deployTestStablecoin({ rpcUrl: node.rpcUrl, privateKey: MINTER_KEY });
+  const startBlock = await rpc(node.rpcUrl, 'eth_blockNumber');
+  const shop = await seedShop(database.db);
+  const addresses = await seedIssuances(database.db, shop, token, TRANSFERS);
+
+  let seeded = Date.now();
+  await rpc(node.rpcUrl, 'evm_setAutomine', [false]);
+  let nonce = Number(await rpc(node.rpcUrl, 'eth_getTransactionCount', [MINTER, 'pending']));
+  for (let start = 0; start < addresses.length; start += 500) {
+    const calls = addresses.slice(start, start + 500).map((to) => ({
+      method: 'eth_sendTransaction',
+      params: [{ from: MINTER, to: token, nonce: `0x${(nonce++).toString(16)}`, gas: '0x186a0', data: mintData(to, 1_000_000n) }],
+    }));
+    await rpcBatch(node.rpcUrl, calls);
+  }
+  while (Number((await rpc(node.rpcUrl, 'txpool_status')).pending) > 0) await rpc(node.rpcUrl, 'evm_mine');
+  await rpc(node.rpcUrl, 'evm_setAutomine', [true]);
+  await rpc(node.rpcUrl, 'anvil_mine', [`0x${DEPTH.toString(16)}`]);
+  const head = BigInt(await rpc(node.rpcUrl, 'eth_blockNumber'));
+  console.log(`seeded: ${TRANSFERS} mints up to block ${head - BigInt(DEPTH)}, head ${head}, in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+
+  const ledger = ledgerOver();
+  const job = new EvmWatcherJob({
+    db: database.db,
+    clock: systemClock,
+    network: network(node.rpcUrl, token, BigInt(startBlock) + 1n, { maxBlockRange: 2_000, pollIntervalMs: 1_000 }),
+    ledger,
+    log: silent,
+    options: { ledgerWorkers: workers },
+  });
+  const began = performance.now();
+  let passes = 0;
+  while ((await job.run()) > 0) passes += 1;
+  const seconds = (performance.now() - began) / 1000;
+  const credited = await database.db
+    .selectFrom('transfers')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('chain_id', '=', 31337)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirstOrThrow();
+  const events = await database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+  seeded = Number(credited.count);
+  console.log(
+    `caught up in ${seconds.toFixed(2)} s over ${passes} passes: ${seeded} transfers confirmed and credited, ${events.count} events — ` +
+      `${Math.round(seeded / seconds)} credited/s (target ≥ 2,000/s on PostgreSQL)`,
+  );
+  const ledgerSeconds = (ledger.stats.lastEnd - ledger.stats.firstStart) / 1000;
+  console.log(
+    `  of which: scan (eth_getLogs, matching, one commit per range) ${(seconds - ledgerSeconds).toFixed(2)} s; ` +
+      `ledger ${ledgerSeconds.toFixed(2)} s for ${ledger.stats.calls} recordTransfer calls (observed + confirmed per transfer)`,
+  );
+  if (seeded !== TRANSFERS) console.log(`!! expected ${TRANSFERS} credited transfers, found ${seeded}`);
+}
+
+async function detectionLatency() {
+  const node = await startAnvil(['--block-time', '1']);
+  const database = await openDatabase('latency');
+  console.log(`\n## detection latency: ${PAYMENTS} payments, 1-second blocks, depth ${DEPTH} (${storageName(database)})`);
+  const token = await deployTestStablecoin({ rpcUrl: node.rpcUrl, privateKey: MINTER_KEY });
+  const startBlock = BigInt(await rpc(node.rpcUrl, 'eth_blockNumber'));
+  const shop = await seedShop(database.db);
+  const addresses = await seedIssuances(database.db, shop, token, PAYMENTS);
+
+  // When each block was first served: the "mined" instant, to the node's poll granularity (10 ms).
+  const firstSeen = new Map();
+  let watching = true;
+  const blockWatch = (async () => {
+    while (watching) {
+      const number = BigInt(await rpc(node.rpcUrl, 'eth_blockNumber'));
+      if (!firstSeen.has(number)) firstSeen.set(number, Date.now());
+      await sleep(10);
+    }
+  })();
+  const job = new EvmWatcherJob({
+    db: database.db,
+    clock: systemClock,
+    network: network(node.rpcUrl, token, startBlock, { maxBlockRange: 2_000, pollIntervalMs: 100 }),
+    ledger: ledgerOver(),
+    log: silent,
+  });
+  const runner = startJobs([job], { error: (details, message) => console.error(message, details) });
+  cleanups.push(() => runner.stop());
+
+  // About ten payments per block, spread over the block interval.
+  const sent = [];
+  let nonce = Number(await rpc(node.rpcUrl, 'eth_getTransactionCount', [MINTER, 'pending']));
+  for (const to of addresses) {
+    sent.push(
+      await rpc(node.rpcUrl, 'eth_sendTransaction', [{ from: MINTER, to: token, nonce: `0x${(nonce++).toString(16)}`, gas: '0x186a0', data: mintData(to, 1_000_000n) }]),
+    );
+    await sleep(100);
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const done = await database.db
+      .selectFrom('transfers')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('status', '=', 'confirmed')
+      .executeTakeFirstOrThrow();
+    if (Number(done.count) >= PAYMENTS || Date.now() > deadline) break;
+    await sleep(100);
+  }
+  watching = false;
+  await blockWatch;
+  await runner.stop();
+
+  const confirmed = await database.db.selectFrom('transfers').select(['tx_hash', 'confirmed_at']).where('status', '=', 'confirmed').execute();
+  const confirmedAt = new Map(confirmed.map((row) => [row.tx_hash.toLowerCase(), row.confirmed_at]));
+  const latencies = [];
+  for (const hash of sent) {
+    const receipt = await rpc(node.rpcUrl, 'eth_getTransactionReceipt', [hash]);
+    const at = confirmedAt.get(hash.toLowerCase());
+    const seen = receipt === null ? undefined : firstSeen.get(BigInt(receipt.blockNumber));
+    if (at === undefined || at === null || seen === undefined) continue;
+    latencies.push(new Date(at).getTime() - seen);
+  }
+  latencies.sort((a, b) => a - b);
+  const quantile = (q) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)];
+  console.log(
+    `${latencies.length}/${PAYMENTS} payments confirmed; block first served → transfer.confirmed recorded: ` +
+      `p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms, max ${latencies[latencies.length - 1]} ms ` +
+      `(target p99 ≤ ${DEPTH} × 1 s + 1.5 s = ${DEPTH * 1000 + 1500} ms)`,
+  );
+}
+
+// ── the ledger port, wired as the composition root will wire it ────────────
+function ledgerOver(stats = { calls: 0, firstStart: 0, lastEnd: 0 }) {
+  return {
+    stats,
+    recordTransfer: async (trx, now, transfer) => {
+      const started = performance.now();
+      if (stats.calls === 0) stats.firstStart = started;
+      stats.calls += 1;
+      await recordTransfer(trx, { now }, transfer);
+      stats.lastEnd = performance.now();
+    },
+    // The reference query of test/support/evm-ledger.ts.
+    watchedAddresses: async (db, chainId, after) => {
+      let query = db
+        .selectFrom('issuances')
+        .select(['id', 'address', 'token', 'updated_at'])
+        .where('chain_id', '=', chainId)
+        .where('family', '=', 'evm')
+        .where('sandbox', '=', false)
+        .where('address', 'is not', null);
+      if (after !== null) query = query.where(sql`(updated_at, id) > (${after.allocatedAt}, ${after.issuanceId}::uuid)`);
+      const rows = await query.orderBy('updated_at').orderBy('id').execute();
+      return rows.map((row) => ({ issuanceId: row.id, address: row.address.toLowerCase(), token: row.token.toLowerCase(), allocatedAt: row.updated_at }));
+    },
+  };
+}
+
+function network(rpcUrl, token, startBlock, tuning) {
+  return {
+    chainId: 31337,
+    rpcUrl,
+    confirmations: DEPTH,
+    mainFactory: zeroAddress,
+    invoiceFactory: zeroAddress,
+    startBlock,
+    feeWallet: '0x000000000000000000000000000000000000fEE5',
+    tokens: [{ address: token, symbol: 'USDC', decimals: 6, minimumSweep: 1_000_000n }],
+    useFinalizedTag: false,
+    ...tuning,
+  };
+}
+
+// ── storage and seeding ─────────────────────────────────────────────────────
+async function openDatabase(label) {
+  const url = process.env.BENCH_DATABASE_URL;
+  if (url === undefined || url === '') {
+    const handle = await openEmbedded(path.join(tempRoot, label));
+    cleanups.push(() => handle.close());
+    await migrate(handle.db);
+    return handle;
+  }
+  const name = `ivory_bench_watcher_${label}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name}`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  const handle = await openPostgres(parsed.toString(), 10);
+  cleanups.push(async () => {
+    await handle.close();
+    const cleanup = new pg.Client({ connectionString: url });
+    await cleanup.connect();
+    await cleanup.query(`drop database if exists ${name} with (force)`);
+    await cleanup.end();
+  });
+  await migrate(handle.db);
+  return handle;
+}
+
+function storageName(database) {
+  return database.kind === 'postgres' ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite (embedded, temporary directory)';
+}
+
+async function seedShop(db) {
+  const merchantId = newId();
+  const shopId = newId();
+  await db.insertInto('merchants').values({ id: merchantId, name: 'Bench merchant', deposit_address_limits: null }).execute();
+  await db
+    .insertInto('shops')
+    .values({
+      id: shopId,
+      merchant_id: merchantId,
+      name: 'Bench shop',
+      sandbox: false,
+      recipient: '0x000000000000000000000000000000000000dEaD',
+      delegate: null,
+      solana_recipient: null,
+      tron_recipient: null,
+      branding_name: null,
+      branding_logo_asset_id: null,
+    })
+    .execute();
+  return { id: shopId, merchantId };
+}
+
+/** `count` open live invoices of 1 USDC at distinct addresses; returns the addresses. */
+async function seedIssuances(db, shop, token, count) {
+  const now = new Date();
+  const addresses = [];
+  for (let start = 0; start < count; start += 1_000) {
+    const rows = [];
+    for (let index = start; index < Math.min(count, start + 1_000); index += 1) {
+      const address = getAddress(`0x${'be'.repeat(10)}${(index + 1).toString(16).padStart(20, '0')}`);
+      addresses.push(address);
+      rows.push({
+        id: newId(),
+        public_id: `inv_bench_${index}_${process.pid}`,
+        shop_id: shop.id,
+        merchant_id: shop.merchantId,
+        group_id: null,
+        group_position: null,
+        kind: 'invoice',
+        sandbox: false,
+        chain_id: 31337,
+        family: 'evm',
+        token,
+        token_decimals: 6,
+        amount: '1000000',
+        status: 'open',
+        address,
+        next_allocation_at: null,
+        recipient: '0x000000000000000000000000000000000000dEaD',
+        delegate: null,
+        payout_target: 'address',
+        fee_bps: 50,
+        fee_minimum: '0',
+        fee_maximum: '5000000000000000000',
+        sweep_threshold: null,
+        external_id: null,
+        description: null,
+        return_url: null,
+        expires_at: null,
+        cancelled_at: null,
+        cancel_reason: null,
+        disabled_at: null,
+        funded_at: null,
+        settled_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    await db.insertInto('issuances').values(rows).execute();
+  }
+  return addresses;
+}
+
+// ── anvil and JSON-RPC ──────────────────────────────────────────────────────
+async function startAnvil(extra) {
+  const port = await freePort();
+  const child = spawn(ANVIL_BIN, ['--port', String(port), '--host', '127.0.0.1', '--chain-id', '31337', '--silent', ...extra], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  cleanups.push(async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(3_000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await rpc(rpcUrl, 'eth_chainId');
+      return { rpcUrl };
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(50);
+    }
+  }
+}
+
+async function rpc(url, method, params = []) {
+  const [answer] = await rpcBatch(url, [{ method, params }]);
+  return answer;
+}
+
+async function rpcBatch(url, calls) {
+  const body = calls.map((call) => ({ jsonrpc: '2.0', id: (rpcId += 1), method: call.method, params: call.params ?? [] }));
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answers = await response.json();
+  const byId = new Map(answers.map((answer) => [answer.id, answer]));
+  return body.map((request) => {
+    const answer = byId.get(request.id);
+    if (answer?.error) throw new Error(`${request.method}: ${answer.error.message}`);
+    return answer?.result;
+  });
+}
+
+function mintData(to, amount) {
+  return encodeFunctionData({ abi: testStablecoinAbi, functionName: 'mint', args: [to, amount] });
+}
+
+async function freePort() {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function positiveNumber(name, fallback) {
+  const value = Number(process.env[name] ?? fallback);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
