@@ -51,6 +51,14 @@ export class AllocateAddressesJob implements Job {
           family: issuance.family,
           kind: issuance.kind,
           token: issuance.token,
+          // The terms a forwarder commits (docs/decisions/0007); a deposit's minimum sweep is the adapter's to add.
+          recipient: issuance.recipient ?? undefined,
+          delegate: issuance.delegate,
+          amount: issuance.kind === 'invoice' ? issuance.amount : null,
+          tokenDecimals: issuance.tokenDecimals,
+          feeBps: issuance.feeTerms.bps,
+          feeMinimum: issuance.feeTerms.minimum,
+          feeMaximum: issuance.feeTerms.maximum,
         });
       } catch (error) {
         log.warn({ err: error, issuanceId: issuance.id, adapter: adapter.name }, 'address allocation failed; retrying after its lease');

@@ -8,7 +8,6 @@ export { issuancesRoutes } from './issuances.routes.js';
 export { cancelMerchantIssuances } from './cancel-merchant-issuances.js';
 export { recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
 export { closeInvoiceOnChain } from './close-invoice-on-chain.js';
-export { reconcileAfterPayoutReverted } from './reconcile-issuance.js';
 export { connectPayoutLedger, type IssuancePayout, type PayoutAmounts, type PayoutLedger } from './payout-port.js';
 export { groupStatus, groupView, issuanceView, paymentUrl, type GroupView, type IssuanceView } from './issuance-view.js';
 export { issuanceEventData } from './event-data.js';

@@ -42,9 +42,7 @@ export type LifecycleInput =
   /** reason null: the merchant cancelled (or paused a deposit); merchant_blocked: operator staff. */
   | { readonly type: 'cancelled'; readonly reason: CancelReason | null }
   /** A paused deposit's page is served again (pausing is `cancelled` with no reason). */
-  | { readonly type: 'enabled' }
-  /** A confirmed payout's sweep was reorged away (LEDGER "Reversals"): an operator must reconcile. */
-  | { readonly type: 'payout_reverted' };
+  | { readonly type: 'enabled' };
 
 export type LifecycleEffect =
   | { readonly type: 'emit'; readonly event: 'transfer.observed' | 'transfer.confirmed' | 'transfer.reverted' | 'invoice.closed' }
@@ -94,9 +92,6 @@ export function transition(state: LifecycleState, input: LifecycleInput): Lifecy
       if (state.kind !== 'deposit') return { refused: 'not_deposit' };
       if (!state.disabled) return { refused: 'already_enabled' };
       return { state: { ...state, disabled: false }, effects: [{ type: 'enable' }] };
-    case 'payout_reverted':
-      if (state.status === 'reconciling') return { refused: 'already_reconciling' };
-      return { state: { ...state, status: 'reconciling' }, effects: [] };
   }
 }
 

@@ -1,6 +1,6 @@
 import { appendEvent } from '../events/index.js';
 import type { Tx } from '../platform/database/database.js';
-import { findGroupById, listPayoutTransferIds, lockIssuance, reconcileAfterPayoutReverted, type Issuance } from '../issuances/index.js';
+import { findGroupById, listPayoutTransferIds, lockIssuance, type Issuance } from '../issuances/index.js';
 import type { Payout } from './payout.js';
 import { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from './payout-event-data.js';
 import { findPayoutById, findPayoutConfirmedEventId, lockPayout, updatePayout, type PayoutPatch } from './payouts.repository.js';
@@ -41,9 +41,7 @@ export async function applyPayoutInput(trx: Tx, now: Date, payoutId: string, inp
   if ('refused' in step) return { outcome: 'unchanged', payout, reason: step.refused };
 
   const updated = await persistStep(trx, now, payout, step);
-  // LEDGER "Reversals": the recipient was paid from funds that are gone; an operator resolves it.
-  const current: Issuance = step.issuanceReconciling ? await reconcileAfterPayoutReverted(trx, now, issuance) : issuance;
-  const eventIds = await emitEvents(trx, now, current, updated, step);
+  const eventIds = await emitEvents(trx, now, issuance, updated, step);
   return { outcome: 'recorded', payout: updated, eventIds };
 }
 

@@ -5,6 +5,7 @@ import { SendPayoutsJob } from './send-payouts.job.js';
 /** What other modules and the composition root may use of payouts (chain watchers confirm and revert; the sandbox signals). */
 export { confirmPayout } from './confirm-payout.js';
 export { revertPayout } from './revert-payout.js';
+export { recordFailedSweep } from './record-failed-sweep.js';
 export { signalPayout, type PayoutSignal } from './signal-payout.js';
 export type { PayoutOutcome } from './apply-payout-input.js';
 export { SendPayoutsJob, type SendPayoutsDeps } from './send-payouts.job.js';

@@ -6,9 +6,16 @@ import type { PayoutStatus } from './payout.js';
  * payout row, and which SPEC "Events" it emits. No I/O; `apply-payout-input.ts`
  * persists the answer.
  *
- *   scheduled | waiting_gas ──claim──► sending ──broadcast──► sent ──confirmed──► confirmed ──reverted──► reverted
- *                      ▲                  │
- *                      └── gas / error ───┤ (error 20×, or adapter 'failed') ──► failed
+ *   scheduled | waiting_gas ──claim──► sending ──broadcast──► sent ──confirmed──► confirmed
+ *        ▲             ▲                  │                     │  ▲                    │
+ *        │             └── gas / error ───┤                     │  └──── reverted ──────┘ (reorg: redone)
+ *        └──────── sweep reverted ────────┴─────────────────────┘
+ *   error 20×, or adapter 'failed', or sweep reverted 20× ──► failed
+ *
+ * A confirmed sweep reorged away is redone, not written off (issue 9): the
+ * funds never left the forwarder on the surviving chain, and the relayer
+ * rebroadcasts the same signed transaction. So `reverted` returns the payout
+ * to `sent` with payout.reverted, and a later confirmation counts again.
  */
 
 /** Thrown send attempts in a row after which the payout is failed (payout.failed). */
@@ -39,8 +46,14 @@ export type PayoutInput =
   | { readonly type: 'send_error'; readonly message: string }
   /** A chain watcher saw the sweep confirmed. */
   | { readonly type: 'confirmed'; readonly txHash: string }
-  /** A chain watcher saw the confirmed sweep reorged away. */
+  /** A chain watcher saw the confirmed sweep reorged away: it is redone. */
   | { readonly type: 'reverted' }
+  /**
+   * The broadcast sweep `txHash` failed on chain (reverted, or its nonce was
+   * used by another transaction): back to the queue for a new attempt, counted
+   * like a thrown send. Ignored when the payout has moved on to another hash.
+   */
+  | { readonly type: 'sweep_reverted'; readonly txHash: string }
   /**
    * The internal signals of SPEC "Events" (the sandbox simulates them): the
    * unsent payout waits for network fee funds, or one sweep attempt failed
@@ -59,20 +72,27 @@ export interface PayoutStep {
   readonly stamp: 'sent' | 'confirmed' | 'failed' | null;
   /** In order. */
   readonly events: readonly PayoutEvent[];
-  /** LEDGER "Reversals": funds paid out are gone, the issuance needs an operator. */
-  readonly issuanceReconciling: boolean;
 }
 
 /** An input that does not apply (a repeat, or a late answer): the caller changes nothing. */
 export interface PayoutRefusal {
-  readonly refused: 'already_sent' | 'already_confirmed' | 'already_reverted' | 'not_sending' | 'not_confirmed' | 'not_unsent' | 'withdrawn';
+  readonly refused:
+    | 'already_sent'
+    | 'already_confirmed'
+    | 'already_reverted'
+    | 'not_sending'
+    | 'not_confirmed'
+    | 'not_unsent'
+    | 'not_broadcast'
+    | 'other_transaction'
+    | 'withdrawn';
 }
 
 /** Statuses a confirmation is accepted from: the sweep may be seen on chain before its send was recorded. */
 const CONFIRMABLE: readonly PayoutStatus[] = ['scheduled', 'waiting_gas', 'sending', 'sent', 'failed'];
 
 export function payoutTransition(state: PayoutState, input: PayoutInput): PayoutStep | PayoutRefusal {
-  const keep = { attempts: state.attempts, txHash: state.txHash, lastError: null, stamp: null, issuanceReconciling: false } as const;
+  const keep = { attempts: state.attempts, txHash: state.txHash, lastError: null, stamp: null } as const;
   switch (input.type) {
     case 'broadcast':
       // A broadcast is a fact even when the worker's lease ran out meanwhile.
@@ -111,7 +131,17 @@ export function payoutTransition(state: PayoutState, input: PayoutInput): Payout
     case 'reverted':
       if (state.status === 'reverted') return { refused: 'already_reverted' };
       if (state.status !== 'confirmed') return { refused: 'not_confirmed' };
-      return { ...keep, status: 'reverted', retryInMs: null, events: ['payout.reverted'], issuanceReconciling: true };
+      return { ...keep, status: 'sent', retryInMs: null, events: ['payout.reverted'] };
+    case 'sweep_reverted': {
+      if (state.status !== 'sending' && state.status !== 'sent') return { refused: 'not_broadcast' };
+      if (state.txHash !== null && state.txHash !== input.txHash) return { refused: 'other_transaction' };
+      const attempts = state.attempts + 1;
+      const lastError = `sweep ${input.txHash} failed on chain`;
+      if (attempts >= MAX_SEND_ERRORS) {
+        return { ...keep, status: 'failed', attempts, txHash: null, retryInMs: null, lastError, stamp: 'failed', events: ['payout.failed'] };
+      }
+      return { ...keep, status: 'scheduled', attempts, txHash: null, retryInMs: sendRetryDelayMs(attempts), lastError, events: [] };
+    }
   }
 }
 

@@ -181,11 +181,11 @@ describe('confirmPayout (the chain watcher saw the sweep confirmed)', () => {
 });
 
 describe('revertPayout (the confirmed sweep was reorged away)', () => {
-  it('payout.reverted references payout.confirmed; the issuance goes to reconciling; payout_tx_hash is gone', async () => {
+  it('payout.reverted references payout.confirmed; the payout is redone (back to sent), payout_tx_hash is gone until it confirms again', async () => {
     const { id, token, shopId, payout } = await paidAndSent();
     await confirm(payout.id, txHashFor(payout.id));
     const reverted = await revert(payout.id);
-    expect(reverted).toMatchObject({ outcome: 'recorded', payout: { status: 'reverted' } });
+    expect(reverted).toMatchObject({ outcome: 'recorded', payout: { status: 'sent' } });
 
     const events = await eventsOf(app, id);
     expect(events.map((event) => event.type)).toEqual([
@@ -202,9 +202,12 @@ describe('revertPayout (the confirmed sweep was reorged away)', () => {
       amounts: { gross: usdc(130), fee: usdc(0.5), to_recipient: usdc(99.5), to_operator: usdc(30.5) },
       chain_event: { reference_event_id: confirmedEvent?.id },
     });
-    expect(await payoutRow(app, id)).toMatchObject({ status: 'reverted', next_attempt_at: null });
+    expect(await payoutRow(app, id)).toMatchObject({ status: 'sent', next_attempt_at: null });
     // SPEC: payout_tx_hash is the latest *confirmed* outgoing transfer; this one no longer is.
-    expect(await read(app, token, shopId, id)).toMatchObject({ status: 'reconciling', payout_tx_hash: null });
+    expect(await read(app, token, shopId, id)).toMatchObject({ status: 'funded', payout_tx_hash: null });
+    // Re-included: confirmed again, payout_tx_hash back.
+    expect(await confirm(payout.id, txHashFor(payout.id))).toMatchObject({ outcome: 'recorded', payout: { status: 'confirmed' } });
+    expect(await read(app, token, shopId, id)).toMatchObject({ payout_tx_hash: txHashFor(payout.id) });
   });
 
   it('is idempotent, and refuses a payout that was never confirmed', async () => {
@@ -214,20 +217,20 @@ describe('revertPayout (the confirmed sweep was reorged away)', () => {
     await confirm(payout.id, txHashFor(payout.id));
     await revert(payout.id);
     const before = await eventsOf(app, id);
-    expect(await revert(payout.id)).toMatchObject({ outcome: 'unchanged', reason: 'already_reverted' });
-    expect(await confirm(payout.id, txHashFor(payout.id))).toMatchObject({ outcome: 'unchanged', reason: 'already_reverted' });
+    // A repeated reversal report changes nothing: the payout is no longer confirmed.
+    expect(await revert(payout.id)).toMatchObject({ outcome: 'unchanged', reason: 'not_confirmed' });
     expect(await eventsOf(app, id)).toEqual(before);
   });
 
-  it('a transfer arriving after the reversal is late, and no new payout is sent (operator attention)', async () => {
+  it('a transfer arriving after the reversal does not start a second payout: the redone sweep is the one', async () => {
     const { id, address, payout } = await paidAndSent();
     await confirm(payout.id, txHashFor(payout.id));
     await revert(payout.id);
-    expect(await watcherConfirms(app, id, address, usdc(10))).toMatchObject({ disposition: 'late' });
+    expect(await watcherConfirms(app, id, address, usdc(10))).toMatchObject({ outcome: 'recorded' });
     const sendsBefore = adapter.sends.length;
     await app.jobs.drain();
     expect(adapter.sends).toHaveLength(sendsBefore);
-    expect(await app.context.db.selectFrom('payouts').select('status').where('issuance_id', '=', id).execute()).toEqual([{ status: 'reverted' }]);
+    expect(await app.context.db.selectFrom('payouts').select('status').where('issuance_id', '=', id).execute()).toEqual([{ status: 'sent' }]);
   });
 });
 

@@ -119,7 +119,7 @@ beforeAll(async () => {
     invoiceFactory: deployed.invoiceFactory,
     startBlock: BigInt(deployed.startBlock),
     feeWallet,
-    tokens: [{ address: token, symbol: 'USDC', decimals: 6 }],
+    tokens: [{ address: token, symbol: 'USDC', decimals: 6, minimumSweep: 0n }],
     pollIntervalMs: 1_000,
     maxBlockRange: 1_000,
     useFinalizedTag: false,

@@ -149,7 +149,6 @@ describe('inputs that do not apply are refused as values', () => {
     ['disabling a disabled deposit', deposit({ disabled: true }), { type: 'cancelled', reason: 'merchant_blocked' }, 'already_disabled'],
     ['re-enabling an enabled deposit', deposit(), { type: 'enabled' }, 'already_enabled'],
     ['re-enabling an invoice', invoice(), { type: 'enabled' }, 'not_deposit'],
-    ['a second payout reversal', invoice({ status: 'reconciling' }), { type: 'payout_reverted' }, 'already_reconciling'],
   ] as const)('%s', (_name, state, input, refused) => {
     expect(transition(state, input as LifecycleInput)).toEqual({ refused });
   });
@@ -302,17 +301,10 @@ describe('LEDGER "Reversals"', () => {
   });
 });
 
-describe('deposit pause and payout reversal go through the lifecycle too (issue 8 item 4)', () => {
+describe('deposit pause goes through the lifecycle too (issue 8 item 4)', () => {
   it('pausing a deposit disables its page; re-enabling serves it again; no event either way', () => {
     const paused = run(deposit(), { type: 'cancelled', reason: null });
     expect(paused).toEqual({ state: deposit({ disabled: true }), effects: [{ type: 'disable' }] });
     expect(run(paused.state, { type: 'enabled' })).toEqual({ state: deposit(), effects: [{ type: 'enable' }] });
-  });
-
-  it('LEDGER "Reversals": a reverted payout puts the issuance into reconciling, with no event of its own', () => {
-    expect(run(invoice({ status: 'settled' }), { type: 'payout_reverted' })).toEqual({
-      state: invoice({ status: 'reconciling' }),
-      effects: [],
-    });
   });
 });

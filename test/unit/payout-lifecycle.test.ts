@@ -17,6 +17,7 @@ const APPLIES: Record<PayoutInput['type'], PayoutStatus[]> = {
   send_error: ['sending'],
   confirmed: ['scheduled', 'waiting_gas', 'sending', 'sent', 'failed'],
   reverted: ['confirmed'],
+  sweep_reverted: ['sending', 'sent'],
   gas_wait_signal: ['scheduled', 'waiting_gas'],
   sweep_failed_signal: ['scheduled', 'waiting_gas'],
 };
@@ -27,6 +28,7 @@ const INPUTS: PayoutInput[] = [
   { type: 'send_error', message: 'rpc' },
   { type: 'confirmed', txHash: HASH },
   { type: 'reverted' },
+  { type: 'sweep_reverted', txHash: HASH },
   { type: 'gas_wait_signal' },
   { type: 'sweep_failed_signal' },
 ];
@@ -48,7 +50,6 @@ describe('payoutTransition', () => {
       txHash: HASH,
       retryInMs: null,
       events: ['payout.sent'],
-      issuanceReconciling: false,
     });
   });
 
@@ -107,12 +108,25 @@ describe('payoutTransition', () => {
     }
   });
 
-  it('reverted from confirmed → reverted, payout.reverted, the issuance to reconciling', () => {
-    expect(payoutTransition(state('confirmed', 0, HASH), { type: 'reverted' })).toMatchObject({
-      status: 'reverted',
-      txHash: HASH,
-      events: ['payout.reverted'],
-      issuanceReconciling: true,
+  it('issue 9: a confirmed sweep reorged away is redone: back to sent with payout.reverted, confirmable again', () => {
+    const reverted = payoutTransition(state('confirmed', 0, HASH), { type: 'reverted' });
+    expect(reverted).toMatchObject({ status: 'sent', txHash: HASH, events: ['payout.reverted'], retryInMs: null });
+    expect(payoutTransition(state('sent', 0, HASH), { type: 'confirmed', txHash: HASH })).toMatchObject({ status: 'confirmed', events: ['payout.confirmed'] });
+  });
+
+  it('issue 9: a sweep that failed on chain goes back to the queue, counted; the twentieth is payout.failed', () => {
+    expect(payoutTransition(state('sent', 2, HASH), { type: 'sweep_reverted', txHash: HASH })).toMatchObject({
+      status: 'scheduled',
+      attempts: 3,
+      txHash: null,
+      retryInMs: sendRetryDelayMs(3),
+      events: [],
+    });
+    expect(payoutTransition(state('sent', 0, HASH), { type: 'sweep_reverted', txHash: `0x${'22'.repeat(32)}` })).toEqual({ refused: 'other_transaction' });
+    expect(payoutTransition(state('sent', MAX_SEND_ERRORS - 1, HASH), { type: 'sweep_reverted', txHash: HASH })).toMatchObject({
+      status: 'failed',
+      stamp: 'failed',
+      events: ['payout.failed'],
     });
   });
 

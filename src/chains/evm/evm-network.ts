@@ -5,6 +5,11 @@ export interface EvmToken {
   readonly address: Address;
   readonly symbol: string;
   readonly decimals: number;
+  /**
+   * The catalogue's `minimum_sweep` in this token's base units: committed in
+   * every deposit forwarder, below which nobody can sweep it (docs/decisions/0007).
+   */
+  readonly minimumSweep: bigint;
 }
 
 /**

@@ -39,7 +39,7 @@ export function forwarderFor(network: EvmNetwork, request: AddressRequest): Forw
     feeWallet: getAddress(network.feeWallet),
     delegate: request.delegate === undefined || request.delegate === null ? zeroAddress : requireAddress(request.delegate, 'delegate'),
     // Invoices: the amount; deposits: the minimum sweep (docs/decisions/0007).
-    amount: request.amount ?? 0n,
+    amount: request.kind === 'invoice' ? (request.amount ?? 0n) : (request.amount ?? minimumSweepOf(network, request.token)),
     feeMin: feeMinimum / scale,
     feeMax: feeMaximum / scale,
     feeBps,
@@ -53,6 +53,12 @@ export function forwarderFor(network: EvmNetwork, request: AddressRequest): Forw
     address: predictForwarderAddress(factory, terms),
     terms,
   };
+}
+
+function minimumSweepOf(network: EvmNetwork, token: string): bigint {
+  const found = network.tokens.find((candidate) => candidate.address.toLowerCase() === token.toLowerCase());
+  if (found === undefined) throw new ForwarderTermsError(`token ${token} is not in the catalogue of chain ${network.chainId}`);
+  return found.minimumSweep;
 }
 
 function requireAddress(value: string, field: string): Address {
