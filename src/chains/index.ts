@@ -4,13 +4,26 @@ import { sandboxAdapter } from './sandbox/sandbox-adapter.js';
 
 export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
+export {
+  deployContracts,
+  deployTestStablecoin,
+  importRelayerKey,
+  startEvmChains,
+  type ChainPayoutLedger,
+  type ChainTransfer,
+  type DeployedContracts,
+  type EvmChains,
+  type EvmNetworkStatus,
+  type TransferLedger,
+  type WatchedAddress,
+} from './evm/index.js';
 
 /**
  * The adapters of this deployment: the sandbox adapter serves every sandbox
  * issuance; live networks are served only by the adapters passed in (by chain
- * id). None is built into the app yet, so live issuances answer
- * `network_not_ready` unless the composition root is given some (BuildOptions
- * `liveChainAdapters`).
+ * id): the EVM networks the catalogue lists with an `rpc_url` (`startEvmChains`),
+ * or in-process ones tests hand to the composition root. Without an adapter a
+ * live issuance answers `network_not_ready`.
  */
 export function createChainAdapters(live: ReadonlyMap<number, ChainAdapter> = new Map()): ChainAdapters {
   return {

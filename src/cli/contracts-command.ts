@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isAddress, isHex } from 'viem';
-import { deployContracts } from '../chains/evm/contracts/index.js';
+import { deployContracts } from '../chains/index.js';
 
 export const CONTRACTS_USAGE = `usage: ivory contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS [--owner ADDRESS]
 

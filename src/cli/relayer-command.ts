@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { importRelayerKey } from '../chains/evm/relayer/index.js';
+import { importRelayerKey } from '../chains/index.js';
 import { systemClock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import { SecretBox } from '../platform/crypto.js';

@@ -1,0 +1,157 @@
+import { getAddress, type Address } from 'viem';
+import type { Network } from '../../catalogue/index.js';
+import { parseDecimalAmount } from '../../money/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { SecretBox } from '../../platform/crypto.js';
+import type { Db } from '../../platform/database/database.js';
+import type { Job } from '../../platform/jobs.js';
+import type { AddressRequest, ChainAdapter, PayoutBroadcast, PayoutRequest } from '../chain-adapter.js';
+import { readFactoryFeeWallet } from './contracts/index.js';
+import { createEvmChainAdapter, type EvmChainAdapter } from './evm-adapter.js';
+import type { EvmNetwork, EvmToken } from './evm-network.js';
+import type { PayoutLedger, TransferLedger } from './ledger-port.js';
+import type { EvmLog } from './payouts/index.js';
+import { createRpcClient, ensureRelayer, relayerStatus } from './relayer/index.js';
+import { EvmWatcherJob, scanStatus, type WatcherLog } from './watcher/index.js';
+
+export interface EvmChainsDeps {
+  readonly db: Db;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly log: EvmLog & WatcherLog;
+  /** The catalogue's networks; those with chain access (`rpc_url` and both factories) become live. */
+  readonly networks: readonly Network[];
+  readonly transferLedger: TransferLedger;
+  readonly payoutLedger: PayoutLedger;
+}
+
+/** What the operator's admin endpoint shows of one live EVM network. */
+export interface EvmNetworkStatus {
+  readonly chainId: number;
+  readonly name: string;
+  readonly relayerAddress: Address;
+  /** Wei; null when the node did not answer in time. */
+  readonly relayerBalance: bigint | null;
+  readonly headBlock: bigint | null;
+  readonly lastScannedBlock: bigint | null;
+  readonly confirmations: number;
+}
+
+/** The live EVM networks of one deployment: their adapters, their workers, their status. */
+export interface EvmChains {
+  /** By chain id, for `createChainAdapters`. */
+  readonly adapters: ReadonlyMap<number, ChainAdapter>;
+  /** Per network: the watcher and the payout tracker. */
+  readonly jobs: readonly Job[];
+  status(): Promise<EvmNetworkStatus[]>;
+}
+
+/**
+ * Builds every live EVM network of the catalogue: makes sure each has a
+ * relayer (generated and sealed on first start), and wires the adapter
+ * (allocation, crash-safe sends), the watcher and the payout tracker to the
+ * ledger functions handed in. Talks to no node here: a node that is down at
+ * start delays that network's work, never the start of Ivory.
+ */
+export async function startEvmChains(deps: EvmChainsDeps): Promise<EvmChains> {
+  const live = deps.networks.filter((network) => network.family === 'evm' && network.enabled && network.chain !== undefined);
+  const adapters = new Map<number, ChainAdapter>();
+  const jobs: Job[] = [];
+  const relayers = new Map<number, Address>();
+  for (const network of live) {
+    const base = scanTargetOf(network);
+    const relayer = await ensureRelayer(deps.db, deps.secrets, network.chainId);
+    relayers.set(network.chainId, getAddress(relayer.address));
+    const deferred = deferAdapter(base, network.chain?.feeWallet, deps);
+    adapters.set(network.chainId, deferred.adapter);
+    jobs.push(new EvmWatcherJob({ db: deps.db, clock: deps.clock, network: base, ledger: deps.transferLedger, log: deps.log }), deferred.tracker);
+  }
+  return {
+    adapters,
+    jobs,
+    async status() {
+      return Promise.all(
+        live.map(async (network): Promise<EvmNetworkStatus> => {
+          const chain = network.chain;
+          const relayer = chain === undefined ? undefined : await relayerStatus(deps.db, { chainId: network.chainId, rpcUrl: chain.rpcUrl });
+          const scan = await scanStatus(deps.db, network.chainId);
+          return {
+            chainId: network.chainId,
+            name: network.name,
+            relayerAddress: relayer?.address ?? (relayers.get(network.chainId) as Address),
+            relayerBalance: relayer?.balance ?? null,
+            headBlock: scan.headBlock,
+            lastScannedBlock: scan.lastScannedBlock,
+            confirmations: chain?.confirmations ?? 0,
+          };
+        }),
+      );
+    },
+  };
+}
+
+/** The network as the watcher and the adapter see it, without the fee wallet (resolved later). */
+function scanTargetOf(network: Network): Omit<EvmNetwork, 'feeWallet'> {
+  const chain = network.chain;
+  if (chain === undefined) throw new Error(`chain ${network.chainId} is not live`);
+  return {
+    chainId: network.chainId,
+    rpcUrl: chain.rpcUrl,
+    confirmations: chain.confirmations,
+    mainFactory: getAddress(network.mainFactory),
+    invoiceFactory: getAddress(network.invoiceFactory),
+    startBlock: BigInt(network.startBlock),
+    tokens: network.tokens.map(
+      (token): EvmToken => ({
+        address: getAddress(token.address),
+        symbol: token.symbol,
+        decimals: token.decimals,
+        // The catalogue validated that minimum_sweep fits every token's decimals.
+        minimumSweep: parseDecimalAmount(network.sweep.minimumSweep, token.decimals) ?? 0n,
+      }),
+    ),
+    pollIntervalMs: chain.pollIntervalMs,
+    maxBlockRange: chain.maxBlockRange,
+    useFinalizedTag: chain.useFinalizedTag,
+  };
+}
+
+/**
+ * The adapter needs the fee wallet that new forwarders commit: the catalogue's
+ * `fee_wallet`, or else the one the factory was deployed with (read once from
+ * the node). Until that read succeeds, allocations and sends of the network
+ * throw (temporary trouble: their workers retry), and its tracker waits.
+ */
+function deferAdapter(base: Omit<EvmNetwork, 'feeWallet'>, configured: string | undefined, deps: EvmChainsDeps): { adapter: ChainAdapter; tracker: Job } {
+  let pending: Promise<EvmChainAdapter> | undefined;
+  const resolve = (): Promise<EvmChainAdapter> => {
+    pending ??= (async () => {
+      const feeWallet = configured !== undefined ? getAddress(configured) : await readFactoryFeeWallet(createRpcClient(base.rpcUrl), base.invoiceFactory);
+      return createEvmChainAdapter({ db: deps.db, secrets: deps.secrets, clock: deps.clock, log: deps.log, ledger: deps.payoutLedger, network: { ...base, feeWallet } });
+    })().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    });
+    return pending;
+  };
+  const adapter: ChainAdapter = {
+    name: `evm-${base.chainId}`,
+    allocateAddress: async (request: AddressRequest) => (await resolve()).allocateAddress(request),
+    sendPayout: async (request: PayoutRequest): Promise<PayoutBroadcast> => (await resolve()).sendPayout(request),
+  };
+  const tracker: Job = {
+    name: `evm-payout-tracker-${base.chainId}`,
+    idleMs: Math.max(base.pollIntervalMs, 500),
+    async run() {
+      let ready: EvmChainAdapter;
+      try {
+        ready = await resolve();
+      } catch (error) {
+        deps.log.warn({ err: error, chainId: base.chainId }, 'fee wallet of the factory not readable yet; payouts of this network wait');
+        return 0;
+      }
+      return ready.payoutTracker.run();
+    },
+  };
+  return { adapter, tracker };
+}

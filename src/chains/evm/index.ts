@@ -1,0 +1,9 @@
+/**
+ * Live EVM networks (issue 9): forwarder contracts, CREATE2 addresses, the
+ * relayer and its crash-safe payouts, the chain watcher. The composition root
+ * uses `startEvmChains`; the CLI deploys contracts and imports relayer keys.
+ */
+export { startEvmChains, type EvmChains, type EvmChainsDeps, type EvmNetworkStatus } from './evm-chains.js';
+export type { ChainTransfer, PayoutLedger as ChainPayoutLedger, TransferLedger, WatchedAddress } from './ledger-port.js';
+export { deployContracts, deployTestStablecoin, type DeployedContracts } from './contracts/index.js';
+export { importRelayerKey } from './relayer/index.js';
