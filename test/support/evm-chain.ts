@@ -166,7 +166,7 @@ export async function createLiveDeposit(harness: ChainHarness, shop: { shopId: s
 }
 
 export async function readIssuance(harness: ChainHarness, shop: { shopId: string; token: string }, id: string, kind: 'invoices' | 'deposits' = 'invoices') {
-  const response = await harness.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/${kind}/${id}`, headers: authed(shop.token) });
+  const response = await harness.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${id}`, headers: authed(shop.token) });
   if (response.statusCode !== 200) throw new Error(`read issuance: ${response.statusCode} ${response.body}`);
   return response.json<{ id: string; status: string; address: string; received: string; amount: string | null; payout_tx_hash: string | null; cancelled_at: string | null }>();
 }
