@@ -1,4 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
+/** Table types of modules that keep their own (`chains/evm`) describe columns with it. */
+export type { ColumnType } from 'kysely';
 
 /**
  * The Kysely view of every table. Each module owns its tables (and their
