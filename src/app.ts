@@ -81,7 +81,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     clock,
     secrets,
     catalogue,
-    chains: createChainAdapters(new Map([...live.evm.adapters, ...(options.liveChainAdapters ?? [])])),
+    chains: createChainAdapters(options.liveChainAdapters ?? new Map(), live.evm.adapters),
     log: server.log,
   };
 
