@@ -61,9 +61,6 @@ async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<nu
       'embedded storage (PGlite): data survives a process crash but not a power loss (no fsync); use DATABASE_URL with PostgreSQL in production',
     );
   }
-  if (config.webhookAllowPrivate) {
-    log.warn('WEBHOOK_ALLOW_PRIVATE=true: webhooks may target http:// and private addresses; for development only');
-  }
   if (role !== 'worker') {
     await app.server.listen({ port: config.port, host: config.host });
   }
