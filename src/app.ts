@@ -94,7 +94,10 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     },
   });
   await server.register(healthRoutes);
-  await server.register(async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks }), { prefix: ADMIN_PREFIX });
+  await server.register(
+    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue }),
+    { prefix: ADMIN_PREFIX },
+  );
   for (const module of modules) {
     if (module.rootRoutes !== undefined) await server.register(async (root) => module.rootRoutes?.(root, context));
   }

@@ -362,5 +362,34 @@ export interface IssuanceTables {
 }
 // ── end issuances ───────────────────────────────────────────────────────────
 
+// ── admin: merchant fee terms (202611230040) and the audit log (202611230041)
+export interface MerchantFeeTermsTable {
+  merchant_id: string;
+  chain_id: number;
+  kind: 'invoice' | 'deposit';
+  bps: number;
+  minimum: Numeric;
+  maximum: Numeric;
+  updated_at: Timestamp;
+}
+
+export interface AdminAuditEntriesTable {
+  id: string;
+  sequence: Generated<string>;
+  actor: string;
+  source: 'api' | 'cli';
+  actor_ip: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  details: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface AdminTables {
+  merchant_fee_terms: MerchantFeeTermsTable;
+  admin_audit_entries: AdminAuditEntriesTable;
+}
+
 // Modules add their table interfaces above and join them here.
-export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables {}
+export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables, AdminTables {}
