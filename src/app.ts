@@ -17,6 +17,8 @@ import { openEmbedded, openPostgres, type DatabaseHandle } from './platform/data
 import { migrate } from './platform/database/migrate.js';
 import type { AppContext } from './app-context.js';
 import { startJobs, type Job, type JobRunner } from './platform/jobs.js';
+import { defaultSender, logTransport, smtpTransport } from './platform/mail/mail.js';
+import { SendMailJob } from './platform/mail/send-mail.job.js';
 import { healthRoutes } from './platform/http/health.routes.js';
 import type { PrincipalResolver } from './platform/http/principal.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './platform/http/rate-limit.js';
@@ -102,7 +104,10 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     if (module.rootRoutes !== undefined) await server.register(async (root) => module.rootRoutes?.(root, context));
   }
 
-  const jobs: Job[] = [...live.evm.jobs];
+  // Mail is sent only by this worker, from rows (ARCHITECTURE rule 1); without SMTP_URL it is logged.
+  const mailTransport =
+    config.smtpUrl === undefined ? logTransport(server.log) : smtpTransport(config.smtpUrl, defaultSender(config.brand, config.publicUrl));
+  const jobs: Job[] = [...live.evm.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
   await server.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => server.swagger());

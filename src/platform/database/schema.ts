@@ -24,7 +24,13 @@ export interface UsersTable {
   blocked_at: NullableTimestamp;
   blocked_reason: string | null;
   created_at: CreatedAt;
+  // SPEC "Profile" preferences (migrations/202611230050_email_sign_in.sql).
+  theme: Generated<Theme>;
+  language: Generated<Language>;
 }
+
+export type Theme = 'dark' | 'light' | 'system';
+export type Language = 'en' | 'ru';
 
 export interface IdentitiesTable {
   id: string;
@@ -362,6 +368,39 @@ export interface IssuanceTables {
 }
 // ── end issuances ───────────────────────────────────────────────────────────
 
+// ── e-mail sign-in and the mail outbox (migrations/202611230050_email_sign_in.sql)
+export interface EmailChallengesTable {
+  id: string;
+  subject: string;
+  address: string;
+  code_digest: string;
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  consumed_at: NullableTimestamp;
+}
+
+export type MailStatus = 'pending' | 'sent' | 'failed';
+
+export interface MailOutboxTable {
+  id: string;
+  recipient: string;
+  subject: string;
+  body_sealed: string | null;
+  status: Generated<MailStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  expires_at: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  sent_at: NullableTimestamp;
+}
+
+export interface SignInTables {
+  email_challenges: EmailChallengesTable;
+  mail_outbox: MailOutboxTable;
+}
+
 // ── admin: merchant fee terms (202611230040) and the audit log (202611230041)
 export interface MerchantFeeTermsTable {
   merchant_id: string;
@@ -392,4 +431,4 @@ export interface AdminTables {
 }
 
 // Modules add their table interfaces above and join them here.
-export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables, AdminTables {}
+export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables, SignInTables, AdminTables {}
