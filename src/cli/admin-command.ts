@@ -78,7 +78,7 @@ export async function adminCommand(config: Config, args: readonly string[]): Pro
   } catch (error) {
     if (!(error instanceof IvoryError)) throw error;
     console.error(`ivory admin ${sub}: ${describe(error, String(values.merchant))}`);
-    return 1;
+    return error.code === 'invalid_reason' ? 2 : 1;
   } finally {
     await database.close();
   }
