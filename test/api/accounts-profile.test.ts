@@ -32,6 +32,15 @@ async function userRow(userId: string) {
   return app.context.db.selectFrom('users').select(['display_name', 'theme', 'language']).where('id', '=', userId).executeTakeFirstOrThrow();
 }
 
+/** A wallet account onboarded with an e-mail a second later: two sign-in methods, in a known order. */
+async function walletThenEmail(email = newEmail()) {
+  const signedIn = await signInWithWallet(app);
+  app.clock.advance(1_000);
+  const onboarded = await onboard(app, signedIn.token, 'Acme', email);
+  expect(onboarded.statusCode).toBe(201);
+  return signedIn;
+}
+
 async function identityRows(userId: string) {
   return app.context.db.selectFrom('identities').select(['id', 'provider']).where('user_id', '=', userId).orderBy('created_at').execute();
 }
@@ -133,9 +142,8 @@ describe('SPEC "Account" PATCH /profile', () => {
 
 describe('SPEC "Account" GET /identities and DELETE /identities/{id}', () => {
   it('lists the sign-in methods: the wallet, then the e-mail linked at onboarding', async () => {
-    const { token, account } = await signInWithWallet(app);
     const email = newEmail();
-    await onboard(app, token, 'Acme', email);
+    const { token, account } = await walletThenEmail(email);
     const response = await app.request({ method: 'GET', url: IDENTITIES, headers: authed(token) });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual([
@@ -145,8 +153,7 @@ describe('SPEC "Account" GET /identities and DELETE /identities/{id}', () => {
   });
 
   it('unlinks one method with 200 {ok: true}; the other remains', async () => {
-    const { token, userId } = await signInWithWallet(app);
-    await onboard(app, token);
+    const { token, userId } = await walletThenEmail();
     const [wallet, email] = await identityRows(userId);
     const response = await app.request({ method: 'DELETE', url: `${IDENTITIES}/${email?.id}`, headers: authed(token) });
     expect(response.statusCode).toBe(200);
@@ -164,10 +171,8 @@ describe('SPEC "Account" GET /identities and DELETE /identities/{id}', () => {
   });
 
   it('answers 400 not_found for an unknown, malformed or another user\'s id, and deletes nothing', async () => {
-    const { token, userId } = await signInWithWallet(app);
-    await onboard(app, token);
-    const stranger = await signInWithWallet(app);
-    await onboard(app, stranger.token);
+    const { token, userId } = await walletThenEmail();
+    const stranger = await walletThenEmail();
     const [strangerWallet] = await identityRows(stranger.userId);
     const mine = await identityRows(userId);
     for (const id of [newId(), 'not-a-uuid', strangerWallet?.id ?? '', `${newId()}'--`, '00000000-0000-0000-0000-000000000000']) {
@@ -178,8 +183,7 @@ describe('SPEC "Account" GET /identities and DELETE /identities/{id}', () => {
   });
 
   it('of two concurrent unlinks of the last two methods, one wins and the other is last_login_method', async () => {
-    const { token, userId } = await signInWithWallet(app);
-    await onboard(app, token);
+    const { token, userId } = await walletThenEmail();
     const [first, second] = await identityRows(userId);
     const answers = await Promise.all(
       [first, second].map((identity) => app.request({ method: 'DELETE', url: `${IDENTITIES}/${identity?.id}`, headers: authed(token) })),
