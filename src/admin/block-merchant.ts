@@ -10,9 +10,14 @@ import type { OperatorActor } from './operator.js';
 
 export const BLOCK_REASON_MAX = 500;
 
-/** 1–500 characters, not only blanks: it is shown to the merchant's people in `error.details.reason`. */
+/**
+ * 1–500 characters on one line, not only blanks: it is shown to the
+ * merchant's people in `error.details.reason`. Control characters are refused
+ * (PostgreSQL text cannot hold NUL at all).
+ */
 export function parseBlockReason(reason: string): string {
-  if (reason.trim() === '' || [...reason].length > BLOCK_REASON_MAX) throw new IvoryError('invalid_reason');
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (reason.trim() === '' || [...reason].length > BLOCK_REASON_MAX || /[\u0000-\u001f\u007f]/.test(reason)) throw new IvoryError('invalid_reason');
   return reason;
 }
 

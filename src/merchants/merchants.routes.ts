@@ -12,6 +12,7 @@ import type { RecipientFamily } from './merchants.repository.js';
 import { requireShopAccess } from './require-shop-access.js';
 import { setShopRecipient } from './set-shop-recipient.js';
 import { shopRecord } from './shop.js';
+import { listMerchantFeeTerms } from './merchant-controls.repository.js';
 import { shopTerms } from './shop-terms.js';
 import { updateShop } from './update-shop.js';
 
@@ -154,8 +155,8 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
     '/shops/:shop_id/terms',
     { schema: { params: ShopParams, response: { 200: TermsSchema } }, config: { auth: SESSION_OR_KEY } },
     async (request) => {
-      await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
-      return shopTerms(catalogue);
+      const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      return shopTerms(catalogue, await listMerchantFeeTerms(db, access.merchantId));
     },
   );
 

@@ -61,9 +61,9 @@ describe('GET /admin/v1/audit', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await audit(`?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`)).json();
+      const page: { entries: { id: string }[]; next_cursor: string | null } = (await audit(`?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`)).json();
       expect(page.entries.length).toBeLessThanOrEqual(2);
-      seen.push(...page.entries.map((entry: { id: string }) => entry.id));
+      seen.push(...page.entries.map((entry) => entry.id));
       cursor = page.next_cursor;
     } while (cursor !== null);
     expect(seen).toEqual(all.entries.map((entry: { id: string }) => entry.id));

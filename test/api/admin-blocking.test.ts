@@ -124,11 +124,11 @@ describe('blocking a merchant: SPEC "States and transitions", merchant blocked b
 });
 
 describe('blocking: bad input stores nothing', () => {
-  it('refuses an empty, blank, over-long, missing or non-string reason with 400 invalid_reason', async () => {
+  it('refuses an empty, blank, over-long, multi-line, missing or non-string reason with 400 invalid_reason', async () => {
     const owner = await createOwnerWithShop(app.context.db);
     const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(10));
     const before = await operatorState(app, owner.merchant.id);
-    for (const payload of [{ reason: '' }, { reason: '   ' }, { reason: 'x'.repeat(501) }, {}, { reason: 42 }, { reason: null }]) {
+    for (const payload of [{ reason: '' }, { reason: '   ' }, { reason: 'x'.repeat(501) }, { reason: 'a\u0000b' }, { reason: 'two\nlines' }, {}, { reason: 42 }, { reason: null }]) {
       const response = await admin(app, 'POST', `/merchants/${owner.merchant.id}/block`, { payload });
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       expect(errorOf(response)).toEqual({ code: 'invalid_reason', message: 'invalid_reason' });

@@ -122,6 +122,11 @@ describe('PATCH /admin/v1/merchants/{id}/fees', () => {
     expect((await feeTermsOf(deposit.id)).fee_bps).toBe(50);
 
     expect((await admin(app, 'GET', `/merchants/${owner.merchant.id}`)).json().fee_overrides).toHaveLength(1);
+    // The merchant sees the terms it now gets (SPEC "Shop terms").
+    const terms = await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/terms`, headers: { authorization: `Bearer ${owner.key.token}` } });
+    const base = terms.json().find((network: { chain_id: number }) => network.chain_id === BASE);
+    expect(base.invoice).toEqual({ bps: 100, minimum: '0', maximum: '9000000000000000000' });
+    expect(base.deposit).toEqual({ bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' });
     const reset = await patchFees(owner.merchant.id, { overrides: [{ chain_id: BASE, kind: 'invoice', terms: null }] });
     expect(reset.json().fee_overrides).toEqual([]);
     const after = (await createInvoice(app, owner.key.token, owner.shop.id, invoice)).json();
