@@ -377,6 +377,27 @@ describe('The mail worker (ARCHITECTURE rules 1 and 4)', () => {
     expect(catcher.messages.filter((mail) => mail.to.includes(email))).toEqual([]);
   });
 
+  it('two workers over the same rows send each message once (claims skip locked rows)', async () => {
+    await app.jobs.drain();
+    const emails = Array.from({ length: 6 }, () => newEmail());
+    for (const email of emails) expect((await start({ email })).statusCode).toBe(200);
+    const sent: string[] = [];
+    const log = { info: () => {}, warn: () => {}, error: () => {} } as unknown as FastifyBaseLogger;
+    const worker = () =>
+      new SendMailJob({
+        db: app.context.db,
+        clock: app.clock,
+        secrets: app.context.secrets,
+        transport: { send: async (message) => void sent.push(message.to) },
+        log,
+      });
+    const [one, two] = [worker(), worker()];
+    await Promise.all([one.run(), two.run(), one.run(), two.run()]);
+    expect(sent.sort()).toEqual([...emails].sort());
+    const rows = await app.context.db.selectFrom('mail_outbox').select(['status', 'attempts']).where('recipient', 'in', emails).execute();
+    expect(rows.every((row) => row.status === 'sent' && row.attempts === 1)).toBe(true);
+  });
+
   it('without SMTP_URL, logs the message at info level so that a local user can sign in', async () => {
     const email = newEmail();
     const started = await start({ email });
