@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-/* global console, process */
+/* global console, process, URL */
+/* eslint-disable no-console -- a command-line program: the console is its interface */
 // Completes package-lock.json with the per-platform optional packages that the
 // registry reachable here does not serve (docs/decisions/0009). `npm install`
 // leaves them out of the lock, and `npm ci` then refuses the lock as out of
