@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIssuance } from '../../src/issuances/create-issuance.js';
+import { InvoiceLimitGate } from '../../src/issuances/enforce-limits.js';
 import { newId } from '../../src/platform/crypto.js';
+import { inTransaction } from '../../src/platform/database/database.js';
+import { IvoryError } from '../../src/platform/errors.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createMerchant, createOwnerWithShop, createSession, createShop, createUser } from '../support/factories.js';
 import { newWalletAccount, signInWithWallet } from '../support/wallet.js';
@@ -120,6 +124,31 @@ describe('blocking a merchant: SPEC "States and transitions", merchant blocked b
     expect(corrected.json()).toMatchObject({ blocked_at: first.blocked_at, blocked_reason: 'corrected reason' });
     expect((await eventsOf(app, invoice.id)).filter((event) => event.type === 'invoice.cancelled')).toHaveLength(1);
     expect((await me(owner.session.token)).json()).toMatchObject({ error: { details: { reason: 'corrected reason' } } });
+  });
+});
+
+describe('blocking while a creation is in flight', () => {
+  it('a creation that passed the access gate before the block commits is refused account_disabled, storing nothing', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const shop = await app.context.db.selectFrom('shops').selectAll().where('id', '=', owner.shop.id).executeTakeFirstOrThrow();
+    // The access gate has already let the request through; the block commits before the limit check.
+    expect((await block(owner.merchant.id, 'mid-flight')).statusCode).toBe(200);
+    for (const [kind, body] of [
+      ['invoice', { chain_id: BASE, token: BASE_USDC, amount: usdc(10) }],
+      ['deposit', { chain_id: BASE, token: BASE_USDC }],
+    ] as const) {
+      const outcome = await inTransaction(app.context.db, (trx) =>
+        createIssuance(
+          trx,
+          { now: app.clock.now(), catalogue: app.context.catalogue, adapters: app.context.chains, payUrl: 'http://ivory.test/pay', invoiceLimitGate: new InvoiceLimitGate() },
+          { shopId: shop.id, merchantId: owner.merchant.id, shop, kind, body },
+        ),
+      ).catch((error: unknown) => error);
+      expect(outcome).toBeInstanceOf(IvoryError);
+      expect(outcome).toMatchObject({ code: 'account_disabled', details: { reason: 'mid-flight' } });
+    }
+    const stored = await app.context.db.selectFrom('issuances').select('id').where('merchant_id', '=', owner.merchant.id).execute();
+    expect(stored).toEqual([]);
   });
 });
 
