@@ -72,6 +72,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     trustProxy: config.trustProxy,
     rateLimiter,
     clock,
+    mfaFreshWindowMs: config.mfaFreshMinutes * 60 * 1000,
     resolvePrincipal: (token, ip) => resolvePrincipal(token, ip),
   });
 

@@ -40,5 +40,6 @@ async function resolveSession(deps: { db: Executor; clock: Clock }, token: strin
     csrfToken: session.csrfToken,
     expiresAt: session.expiresAt,
     mfaAt: session.mfaAt,
+    mfaEnrolled: session.mfaEnrolled,
   };
 }

@@ -51,6 +51,27 @@ export interface SessionsTable {
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
   mfa_at: NullableTimestamp;
+  // Wrong second-factor codes in this session (migrations/202611230060_totp.sql).
+  mfa_failures: Generated<number>;
+}
+
+/** TOTP and recovery codes (migrations/202611230060_totp.sql). */
+export interface TotpFactorsTable {
+  user_id: string;
+  secret_sealed: string | null;
+  confirmed_at: NullableTimestamp;
+  pending_secret_sealed: string | null;
+  pending_created_at: NullableTimestamp;
+  last_used_step: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_digest: string;
+  created_at: CreatedAt;
+  used_at: NullableTimestamp;
 }
 
 export interface WalletChallengesTable {
@@ -139,6 +160,8 @@ export interface PlatformTables {
   users: UsersTable;
   identities: IdentitiesTable;
   sessions: SessionsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
   wallet_challenges: WalletChallengesTable;
   merchants: MerchantsTable;
   grants: GrantsTable;
