@@ -35,7 +35,7 @@ export async function accountsRoutes(api: IvoryServer, context: AppContext): Pro
   await profileRoutes(api, context);
   await mfaRoutes(api, context);
 
-  // Reachable before the second factor (decision 0011): `user.mfa_required` is how a client learns it owes one.
+  // Reachable before the second factor (decision 0012): `user.mfa_required` is how a client learns it owes one.
   api.get('/me', { config: { auth: { session: true, key: 'any', mfa: 'exempt' } } }, async (request) => describePrincipal(context.db, principalOf(request)));
 
   api.post('/auth/logout', { schema: { response: { 200: OkAnswer } }, config: { auth: SESSION_MFA_EXEMPT } }, async (request) => {

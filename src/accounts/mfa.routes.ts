@@ -45,7 +45,7 @@ const SecuritySummary = Type.Object({
 
 /**
  * SPEC "Sign-in" TOTP, recovery and confirm, and the security summary of
- * "Profile" (decision 0011). Session only; no Idempotency-Key (sign-in
+ * "Profile" (decision 0012). Session only; no Idempotency-Key (sign-in
  * ceremony, not business mutations). Every route but enroll is reachable
  * before the session has passed the second factor.
  */

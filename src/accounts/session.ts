@@ -26,7 +26,7 @@ export interface SessionUserView {
 /**
  * `mfa_required`: this session still owes its user's second factor (the user
  * has one and the session has not passed it); business calls answer
- * mfa_required until it is passed (decision 0011).
+ * mfa_required until it is passed (decision 0012).
  */
 export function sessionUserView(user: { id: string; onboardedAt: Date | null; mfaEnrolled?: boolean }, mfaAt: Date | null): SessionUserView {
   return {

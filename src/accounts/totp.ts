@@ -6,7 +6,7 @@ import { constantTimeEqual, type SecretBox } from '../platform/crypto.js';
 export const TOTP_PERIOD_SECONDS = 30;
 /** A code of the previous or next time step is accepted too (clock drift, slow typing). */
 export const TOTP_WINDOW_STEPS = 1;
-/** Wrong codes (TOTP and recovery) one session may give; the last one revokes it (decision 0011). */
+/** Wrong codes (TOTP and recovery) one session may give; the last one revokes it (decision 0012). */
 export const MFA_MAX_FAILURES = 5;
 export const RECOVERY_CODE_COUNT = 10;
 

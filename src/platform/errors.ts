@@ -84,7 +84,7 @@ const STATUS_BY_CODE = {
   invalid_reason: 400, // operator API: a block reason empty or over 500 characters
   invalid_limits: 400, // operator API: a limit override not a whole number in range
   invalid_fee_terms: 400, // operator API: fee terms the catalogue would refuse (details name the network, kind and field)
-  invalid_code: 400, // a TOTP code wrong, malformed or already used, or a recovery code unknown or used (decision 0011)
+  invalid_code: 400, // a TOTP code wrong, malformed or already used, or a recovery code unknown or used (decision 0012)
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

@@ -8,7 +8,7 @@ import { signInWithWallet } from '../support/wallet.js';
 // /auth/recovery, /auth/confirm; "Profile" security summary; "Principal and
 // session" user.mfa_required and mfa_at; "Authentication" 6 (MFA before
 // business calls, wallet sessions too; fresh confirmation for sensitive
-// changes); "Errors" mfa_required. Decision 0011.
+// changes); "Errors" mfa_required. Decision 0012.
 
 const API = '/api/v1';
 const STEP_MS = 30_000;

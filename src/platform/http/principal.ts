@@ -36,7 +36,7 @@ export type PrincipalResolver = (token: string, clientIp: string) => Promise<Pri
  * What a route accepts (SPEC "Endpoints", Auth column). `session`: a session
  * may call it. `key`: an API key may, with that exact scope (`any` for no
  * particular scope); absent means session-only. `mfa` (sessions of users with
- * a second factor only; decision 0011): absent, the session must have passed
+ * a second factor only; decision 0012): absent, the session must have passed
  * the factor; `exempt`, it need not (sign-in ceremony, /me); `fresh`, it must
  * have passed it within the configured window (sensitive changes).
  */

@@ -146,7 +146,7 @@ function enforceAuth(auth: Exclude<AuthRequirement, 'none'>, principal: Principa
 
 const DEFAULT_MFA_FRESH_WINDOW_MS = 10 * 60 * 1000;
 
-/** SPEC "Authentication" 6: 403 mfa_required until the session has passed its user's second factor (decision 0011). */
+/** SPEC "Authentication" 6: 403 mfa_required until the session has passed its user's second factor (decision 0012). */
 function enforceMfa(auth: Exclude<AuthRequirement, 'none'>, principal: Principal | null, now: Date, freshWindowMs: number): void {
   if (principal?.kind !== 'session') return;
   if (!meetsMfaRequirement(principal, auth.mfa ?? 'completed', now, freshWindowMs)) throw new IvoryError('mfa_required');
