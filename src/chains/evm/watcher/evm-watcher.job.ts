@@ -42,7 +42,8 @@ export interface EvmWatcherOptions {
 export interface EvmWatcherDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly network: EvmNetwork;
+  // The watcher needs no fee wallet: that is the payouts' concern.
+  readonly network: Omit<EvmNetwork, 'feeWallet'>;
   readonly ledger: TransferLedger;
   readonly log: WatcherLog;
   readonly options?: EvmWatcherOptions;
