@@ -1,6 +1,6 @@
-import type { Catalogue, PublicNetwork } from '../catalogue/index.js';
+import type { PublicNetwork } from '../catalogue/index.js';
 import type { Issuance, IssuanceGroup, IssuanceStatus } from '../issuances/index.js';
-import { groupStatus } from '../issuances/index.js';
+import { groupStatus, paymentUrl } from '../issuances/index.js';
 
 /**
  * The public checkout view (SPEC "Checkout", "Checkout group"): pure builders
@@ -73,10 +73,6 @@ export interface CheckoutUrls {
 
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
 
-export function checkoutPaymentUrl(payUrl: string, publicId: string): string {
-  return `${payUrl}/${publicId}`;
-}
-
 export function brandingOf(owner: CheckoutOwner, baseUrl: string): Branding {
   const name = owner.brandingName ?? owner.shopName;
   return owner.brandingLogoAssetId === null ? { name } : { name, logo_url: `${baseUrl}/assets/${owner.brandingLogoAssetId}` };
@@ -89,50 +85,6 @@ export function brandingOf(owner: CheckoutOwner, baseUrl: string): Branding {
  */
 function amountOf(amount: bigint | null): string {
   return amount === null ? '0' : amount.toString();
-}
-
-/**
- * The SPEC "Network" record of the option's chain: the public catalogue entry.
- * A network disabled since the issuance was made is no longer public, but its
- * open checkouts must still render: the entry is then built the same way from
- * the full catalogue, and a chain gone from the catalogue altogether gets a
- * bare record (the page then shows the chain id).
- */
-export function networkRecord(catalogue: Catalogue, chainId: number): PublicNetwork {
-  const listed = catalogue.publicNetworks().find((network) => network.chain_id === chainId);
-  if (listed !== undefined) return listed;
-  const network = catalogue.network(chainId);
-  if (network === undefined) {
-    return {
-      chain_id: chainId,
-      name: `Chain ${chainId}`,
-      native_symbol: '',
-      explorer_url: '',
-      main_factory: '',
-      invoice_factory: '',
-      start_block: 0,
-      tokens: [],
-      minimum_payment: '0',
-      family: 'evm',
-    };
-  }
-  return {
-    chain_id: network.chainId,
-    name: network.name,
-    native_symbol: network.nativeSymbol,
-    explorer_url: network.explorerUrl,
-    main_factory: network.mainFactory,
-    invoice_factory: network.invoiceFactory,
-    start_block: network.startBlock,
-    tokens: network.tokens.map((token) => ({
-      address: token.address,
-      symbol: token.symbol,
-      decimals: token.decimals,
-      ...(token.ready ? { status: 'ready' as const } : {}),
-    })),
-    minimum_payment: network.minimumPayment,
-    family: network.family,
-  };
 }
 
 export function checkoutOption(
@@ -166,7 +118,7 @@ export function checkoutOption(
 }
 
 export function checkoutView(option: CheckoutOption, payUrl: string): Checkout {
-  return { ...option, payment_url: checkoutPaymentUrl(payUrl, option.public_id) };
+  return { ...option, payment_url: paymentUrl(payUrl, option.public_id) };
 }
 
 export function checkoutGroupView(
@@ -192,7 +144,7 @@ export function checkoutGroupView(
     merchant_name: extra.merchantName,
     sandbox: group.sandbox,
     paid_public_id: paid?.publicId ?? null,
-    payment_url: checkoutPaymentUrl(extra.payUrl, group.publicId),
+    payment_url: paymentUrl(extra.payUrl, group.publicId),
     options: optionViews,
   };
 }
