@@ -87,14 +87,32 @@ function amountOf(amount: bigint | null): string {
   return amount === null ? '0' : amount.toString();
 }
 
+/** SPEC lists these for a Checkout and a Checkout group alike; `status` is each one's own. */
+function commonFields(
+  record: Issuance | IssuanceGroup,
+  extra: { readonly branding: Branding; readonly merchantName: string },
+): Omit<CheckoutCommon, 'status'> {
+  return {
+    public_id: record.publicId,
+    shop_id: record.shopId,
+    kind: record.kind,
+    cancelled_at: iso(record.cancelledAt),
+    disabled_at: iso(record.disabledAt),
+    expires_at: iso(record.expiresAt),
+    description: record.description ?? '',
+    return_url: record.returnUrl ?? '',
+    branding: extra.branding,
+    merchant_name: extra.merchantName,
+    sandbox: record.sandbox,
+  };
+}
+
 export function checkoutOption(
   issuance: Issuance,
   extra: { readonly txHash: string | null; readonly network: PublicNetwork; readonly branding: Branding; readonly merchantName: string },
 ): CheckoutOption {
   return {
-    public_id: issuance.publicId,
-    shop_id: issuance.shopId,
-    kind: issuance.kind,
+    ...commonFields(issuance, extra),
     family: issuance.family,
     chain_id: issuance.chainId,
     token: issuance.token,
@@ -104,14 +122,6 @@ export function checkoutOption(
     // SPEC allows "empty or null" until allocated; always a string is simpler to consume.
     address: issuance.address ?? '',
     status: issuance.status,
-    cancelled_at: iso(issuance.cancelledAt),
-    disabled_at: iso(issuance.disabledAt),
-    expires_at: iso(issuance.expiresAt),
-    description: issuance.description ?? '',
-    return_url: issuance.returnUrl ?? '',
-    branding: extra.branding,
-    merchant_name: extra.merchantName,
-    sandbox: issuance.sandbox,
     tx_hash: extra.txHash ?? '',
     received: issuance.received.toString(),
   };
@@ -130,19 +140,9 @@ export function checkoutGroupView(
   const paid = options.find((option) => option.id === group.paidIssuanceId);
   return {
     group: true,
-    public_id: group.publicId,
-    shop_id: group.shopId,
-    kind: group.kind,
+    ...commonFields(group, extra),
     amount: group.amount ?? '0',
     status: groupStatus(group, options),
-    cancelled_at: iso(group.cancelledAt),
-    disabled_at: iso(group.disabledAt),
-    expires_at: iso(group.expiresAt),
-    description: group.description ?? '',
-    return_url: group.returnUrl ?? '',
-    branding: extra.branding,
-    merchant_name: extra.merchantName,
-    sandbox: group.sandbox,
     paid_public_id: paid?.publicId ?? null,
     payment_url: paymentUrl(extra.payUrl, group.publicId),
     options: optionViews,

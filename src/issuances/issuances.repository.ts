@@ -1,5 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
+import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
 
@@ -238,31 +239,14 @@ async function claimDueAllocations(trx: Tx, now: Date, limit: number): Promise<I
 
 /** Ids of ungrouped invoices past expiry and still unpaid, not yet cancelled. */
 export async function listDueInvoiceExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
-  const rows = await executor
-    .selectFrom('issuances')
-    .select('id')
-    .where('kind', '=', 'invoice')
-    .where('group_id', 'is', null)
-    .where('cancelled_at', 'is', null)
-    .where('funded_at', 'is', null)
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
-    .limit(limit)
-    .execute();
+  const due = whereOpenSingleInvoice(executor.selectFrom('issuances').select('id')).where('expires_at', '<=', now);
+  const rows = await due.orderBy('expires_at').limit(limit).execute();
   return rows.map((row) => row.id);
 }
 
 export async function listDueGroupExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
-  const rows = await executor
-    .selectFrom('issuance_groups')
-    .select('id')
-    .where('kind', '=', 'invoice')
-    .where('cancelled_at', 'is', null)
-    .where('paid_issuance_id', 'is', null)
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
-    .limit(limit)
-    .execute();
+  const due = whereOpenInvoiceGroup(executor.selectFrom('issuance_groups').select('id')).where('expires_at', '<=', now);
+  const rows = await due.orderBy('expires_at').limit(limit).execute();
   return rows.map((row) => row.id);
 }
 
