@@ -4,12 +4,11 @@ import type { ChainAdapters } from '../chains/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { enforceDepositAddressLimit, type InvoiceLimitGate } from './enforce-limits.js';
+import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } from '../limits/index.js';
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
 import { insertGroup, insertIssuance } from './issuances.repository.js';
-import { addressesByFamily } from './limits.js';
 import { planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
 
 export interface CreateIssuanceDeps {

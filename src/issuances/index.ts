@@ -14,7 +14,6 @@ export { issuanceEventData } from './event-data.js';
 export { findGroupById, findIssuanceById, findShopGroup, findShopIssuance, lockIssuance } from './issuances.repository.js';
 export { toGroup, toIssuance, type GroupRow, type IssuanceRow } from './issuances.repository.js';
 export { findTransferByConfirmedEvent, listPayoutTransferIds } from './transfers.repository.js';
-export { SANDBOX_AMOUNT_LIMIT_TOKENS } from './limits.js';
 export type {
   CancelReason,
   Issuance,

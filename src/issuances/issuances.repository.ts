@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
+import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
 

@@ -6,7 +6,7 @@ import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platf
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
 import { createIssuance } from './create-issuance.js';
-import { InvoiceLimitGate } from './enforce-limits.js';
+import { InvoiceLimitGate } from '../limits/index.js';
 import { getIssuance } from './get-issuance.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
 

@@ -10,9 +10,9 @@ import {
   findShopIssuance,
   findTransferByConfirmedEvent,
   recordTransfer,
-  SANDBOX_AMOUNT_LIMIT_TOKENS,
   type Issuance,
 } from '../issuances/index.js';
+import { SANDBOX_AMOUNT_LIMIT_TOKENS } from '../limits/index.js';
 import { signalPayout, type PayoutSignal } from '../payouts/index.js';
 
 export interface SimulateBody {

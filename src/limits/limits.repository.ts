@@ -3,7 +3,7 @@ import type { Database } from '../platform/database/schema.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
 import { countRows } from '../platform/database/count-rows.js';
-import type { Issuance } from './issuance.js';
+import type { NetworkFamily } from '../catalogue/index.js';
 
 /** SQL behind SPEC "Limits": the merchant's overrides (locked) and the active counts. */
 
@@ -57,7 +57,7 @@ export async function countActiveDepositAddresses(
       .selectFrom('issuances')
       .where('merchant_id', '=', merchantId)
       .where('sandbox', '=', sandbox)
-      .where('family', '=', family as Issuance['family'])
+      .where('family', '=', family as NetworkFamily)
       .where('kind', '=', 'deposit')
       .where('disabled_at', 'is', null),
   );

@@ -1,0 +1,8 @@
+/**
+ * SPEC "Limits": amount caps, active invoices and deposit addresses per
+ * merchant, and what "an invoice still open" means in SQL. Issuance creation,
+ * deposit re-enabling and the expiry job use it; the sandbox reads its caps.
+ */
+export { INVOICE_AMOUNT_LIMIT_TOKENS, SANDBOX_AMOUNT_LIMIT_TOKENS, addressesByFamily } from './limits.js';
+export { enforceDepositAddressLimit, InvoiceLimitGate, lockMerchantForLimits } from './enforce-limits.js';
+export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
