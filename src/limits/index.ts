@@ -4,5 +4,5 @@
  * deposit re-enabling and the expiry job use it; the sandbox reads its caps.
  */
 export { INVOICE_AMOUNT_LIMIT_TOKENS, SANDBOX_AMOUNT_LIMIT_TOKENS, addressesByFamily } from './limits.js';
-export { enforceDepositAddressLimit, InvoiceLimitGate, lockMerchantForLimits } from './enforce-limits.js';
+export { enforceDepositAddressLimit, lockMerchantForLimits, withInvoiceLimitGate, type InvoiceLimitGate } from './enforce-limits.js';
 export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
