@@ -80,7 +80,7 @@ export async function checkoutRoutes(api: IvoryServer, context: AppContext): Pro
   const deps = { catalogue: context.catalogue, urls: checkoutUrls(context) };
   api.get(
     '/checkout/:public_id',
-    { schema: { params: Params, response: { 200: CheckoutResponseSchema } }, config: { auth: PUBLIC } },
+    { schema: { params: Params, response: { 200: CheckoutResponseSchema } }, config: { auth: PUBLIC, notFoundStatus: 400 } },
     async (request, reply) => {
       const found = await getCheckout(context.db, deps, request.params.public_id);
       // Status moves with every transfer: never let a cache answer for us.

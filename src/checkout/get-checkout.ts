@@ -22,9 +22,9 @@ const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * GET /checkout/{public_id}: an issuance's checkout, an option's when the id
- * is an option's, or the group's with every option. An unknown id is 400
- * `not_found` (SPEC "Public"); an id that cannot be a public id is refused
- * the same way without a query.
+ * is an option's, or the group's with every option. An unknown id is
+ * `not_found` (the route answers it 400, SPEC "Errors"); an id that cannot be
+ * a public id is refused the same way without a query.
  */
 export async function getCheckout(
   executor: Executor,
@@ -32,7 +32,7 @@ export async function getCheckout(
   publicId: string,
 ): Promise<FoundCheckout> {
   const found = await findCheckout(executor, deps, publicId);
-  if (found === undefined) throw new IvoryError('not_found', undefined, 400);
+  if (found === undefined) throw new IvoryError('not_found');
   return found;
 }
 
