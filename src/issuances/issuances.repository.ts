@@ -3,6 +3,7 @@ import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
+import { units18 } from '../money/index.js';
 
 /**
  * SQL for `issuances` and `issuance_groups`. Reads scoped by shop take the shop
@@ -38,7 +39,7 @@ export function toIssuance(row: IssuanceRow): Issuance {
     recipient: row.recipient,
     delegate: row.delegate,
     payoutTarget: row.payout_target,
-    feeTerms: { bps: row.fee_bps, minimum: BigInt(row.fee_minimum), maximum: BigInt(row.fee_maximum) },
+    feeTerms: { bps: row.fee_bps, minimum: units18(BigInt(row.fee_minimum)), maximum: units18(BigInt(row.fee_maximum)) },
     sweepThreshold: row.sweep_threshold === null ? null : BigInt(row.sweep_threshold),
     externalId: row.external_id,
     description: row.description,

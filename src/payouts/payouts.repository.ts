@@ -2,6 +2,7 @@ import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { PayoutsTable } from '../platform/database/schema.js';
 import { UNSENT_PAYOUT_STATUSES, type Payout, type PayoutStatus } from './payout.js';
+import { units18 } from '../money/index.js';
 
 /** SQL for `payouts`: the payout rows and their queue. */
 
@@ -25,7 +26,7 @@ export function toPayout(row: Selectable<PayoutsTable>): Payout {
     toRecipient: BigInt(row.to_recipient),
     toOperator: BigInt(row.to_operator),
     recipient: row.recipient,
-    feeTerms: { bps: row.fee_bps, minimum: BigInt(row.fee_minimum), maximum: BigInt(row.fee_maximum) },
+    feeTerms: { bps: row.fee_bps, minimum: units18(BigInt(row.fee_minimum)), maximum: units18(BigInt(row.fee_maximum)) },
     txHash: row.tx_hash,
     sentAt: row.sent_at,
     confirmedAt: row.confirmed_at,
