@@ -1,11 +1,15 @@
 /* global process, console, setTimeout, fetch, performance, URL */
-// The EVM chain watcher's figures (issue 9, Deliver 8), with the built code in dist/
-// (`npm run build` first) against a real anvil node:
+// The EVM chain's figures (issue 9, Deliver 8), with the built code in dist/
+// (`npm run build` first; `npm run bench` runs this after the HTTP benches, and
+// `BENCH_ONLY=chain npm run bench` alone) against a real anvil node:
 //   1. catch-up throughput: BENCH_WATCHER_TRANSFERS (10,000) transfers to as many watched
 //      addresses, already mined and 2 blocks deep, credited per second from a cold start;
 //   2. detection latency: 1-second blocks, depth 2, BENCH_WATCHER_PAYMENTS (200) payments;
 //      from the moment the payment's block is first served by the node to `transfer.confirmed`
-//      recorded (transfers.confirmed_at), p50 / p99. Target p99 ≤ depth × block time + 1.5 s.
+//      recorded (transfers.confirmed_at), p50 / p99. Target p99 ≤ depth × block time + 1.5 s;
+//   3. sweep gas: one invoice sweep (the first, deploying its forwarder), a deposit's first
+//      and next sweeps, and a `sweepBatch` of 10 invoice sweeps, per sweep. Worst case for
+//      the merchant (a recipient holding no tokens yet); the fee wallet already holds some.
 // Storage: BENCH_DATABASE_URL (PostgreSQL; a scratch database is created and dropped) or
 // embedded PGlite in a temporary directory. BENCH_WATCHER_LEDGER_WORKERS (8 on PostgreSQL,
 // 1 on PGlite) sets the watcher's concurrent ledger transactions. Figures are reported, never
@@ -18,8 +22,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { encodeFunctionData, getAddress, zeroAddress } from 'viem';
-import { deployTestStablecoin, testStablecoinAbi } from '../dist/chains/evm/contracts/index.js';
+import { createTestClient, encodeFunctionData, getAddress, http, publicActions, walletActions, zeroAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import {
+  deployContracts,
+  deployTestStablecoin,
+  depositForwarderFactoryAbi,
+  invoiceForwarderFactoryAbi,
+  issuanceTermsId,
+  predictForwarderAddress,
+  testStablecoinAbi,
+} from '../dist/chains/evm/contracts/index.js';
 import { EvmWatcherJob } from '../dist/chains/evm/watcher/index.js';
 import { connectPayoutLedger, recordTransfer } from '../dist/issuances/index.js';
 import { payoutLedger } from '../dist/payouts/index.js';
@@ -34,6 +48,8 @@ const ANVIL_BIN = path.resolve(HERE, '../node_modules/.bin/anvil');
 /** anvil's first default account: a public test key, unlocked on the node. */
 const MINTER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const MINTER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+/** anvil's fifth default account, as the relayer that sends sweeps. */
+const RELAYER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
 const TRANSFERS = Math.round(positiveNumber('BENCH_WATCHER_TRANSFERS', 10_000));
 const PAYMENTS = Math.round(positiveNumber('BENCH_WATCHER_PAYMENTS', 200));
 const DEPTH = 2;
@@ -47,6 +63,7 @@ try {
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}`);
   await catchUpThroughput();
   await detectionLatency();
+  await sweepGas();
 } catch (error) {
   console.error(error instanceof Error ? error.stack : error);
   process.exitCode = 1;
@@ -183,6 +200,58 @@ async function detectionLatency() {
       `p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms, max ${latencies[latencies.length - 1]} ms ` +
       `(target p99 ≤ ${DEPTH} × 1 s + 1.5 s = ${DEPTH * 1000 + 1500} ms)`,
   );
+}
+
+async function sweepGas() {
+  const node = await startAnvil([]); // a block per transaction: gas does not depend on timing
+  console.log('\n## sweep gas (6-decimal token, fees 50 bps / min 0.1 / max 5 tokens)');
+  const client = createTestClient({ chain: { ...foundry, rpcUrls: { default: { http: [node.rpcUrl] } } }, mode: 'anvil', transport: http(node.rpcUrl), pollingInterval: 50 })
+    .extend(publicActions)
+    .extend(walletActions);
+  const relayer = privateKeyToAccount(RELAYER_KEY);
+  const token = await deployTestStablecoin({ rpcUrl: node.rpcUrl, privateKey: MINTER_KEY });
+  const { mainFactory, invoiceFactory, feeWallet } = await deployContracts({ rpcUrl: node.rpcUrl, privateKey: MINTER_KEY, feeWallet: freshAddress() });
+  const gasOf = async (request) => {
+    const receipt = await client.waitForTransactionReceipt({ hash: await request });
+    if (receipt.status !== 'success') throw new Error(`sweep ${receipt.transactionHash} reverted`);
+    return receipt.gasUsed;
+  };
+  const mint = (to, amount) => gasOf(client.writeContract({ account: MINTER, address: token, abi: testStablecoinAbi, functionName: 'mint', args: [to, amount] }));
+  const terms = (amount) => ({
+    id: issuanceTermsId(newId()),
+    token,
+    recipient: freshAddress(),
+    feeWallet,
+    delegate: zeroAddress,
+    amount,
+    feeMin: 100_000n,
+    feeMax: 5_000_000n,
+    feeBps: 50,
+  });
+  const sweep = (abi, factory, t) => gasOf(client.writeContract({ account: relayer, address: factory, abi, functionName: 'sweep', args: [t] }));
+  await mint(feeWallet, 1_000_000n); // as after the operator's first payout
+
+  const invoice = terms(100_000_000n);
+  await mint(predictForwarderAddress(invoiceFactory, invoice), invoice.amount);
+  const single = await sweep(invoiceForwarderFactoryAbi, invoiceFactory, invoice);
+
+  const deposit = terms(5_000_000n);
+  await mint(predictForwarderAddress(mainFactory, deposit), 100_000_000n);
+  const depositFirst = await sweep(depositForwarderFactoryAbi, mainFactory, deposit);
+  await mint(predictForwarderAddress(mainFactory, deposit), 100_000_000n);
+  const depositNext = await sweep(depositForwarderFactoryAbi, mainFactory, deposit);
+
+  const batch = Array.from({ length: 10 }, () => terms(100_000_000n));
+  for (const t of batch) await mint(predictForwarderAddress(invoiceFactory, t), t.amount);
+  const batched = await gasOf(client.writeContract({ account: relayer, address: invoiceFactory, abi: invoiceForwarderFactoryAbi, functionName: 'sweepBatch', args: [batch] }));
+
+  console.log(`invoice sweep, deploying its forwarder: ${single} gas`);
+  console.log(`deposit sweep: ${depositFirst} gas the first time (deploying its forwarder), ${depositNext} gas afterwards`);
+  console.log(`sweepBatch of ${batch.length} invoice sweeps: ${batched} gas, ${batched / BigInt(batch.length)} per sweep`);
+}
+
+function freshAddress() {
+  return privateKeyToAccount(generatePrivateKey()).address;
 }
 
 // ── the ledger port, wired as the composition root will wire it ────────────

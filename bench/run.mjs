@@ -5,9 +5,13 @@
 // and, for the webhook section, receives deliveries. Numbers are reported,
 // never asserted: the exit code is 0 whatever the ratios.
 //
-// Environment: BENCH_SECONDS (10), BENCH_EVENTS (5000), BENCH_WRITERS (4), BENCH_DATABASE_URL
-// (PostgreSQL; embedded PGlite in temporary directories otherwise).
-import { fork } from 'node:child_process';
+// Then the EVM chain's figures (bench/chain-watcher.mjs, in its own process: catch-up
+// throughput, detection latency, sweep gas).
+//
+// Environment: BENCH_ONLY (`http` or `chain`: that part alone), BENCH_SECONDS (10),
+// BENCH_EVENTS (5000), BENCH_WRITERS (4), BENCH_DATABASE_URL (PostgreSQL; embedded PGlite in
+// temporary directories otherwise); bench/chain-watcher.mjs lists its own.
+import { fork, spawn as spawnProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -28,11 +32,18 @@ const WARMUP_SECONDS = Math.min(2, Math.max(1, Math.round(SECONDS / 5)));
 const TARGETS = { 'GET /me (API key)': 0.7, 'GET /checkout/:public_id': 0.6, 'POST /shops/:id/invoices': 0.5 };
 const WEBHOOK_TARGET = { deliveriesPerSecond: 1000, p99Ms: 500 };
 
+const ONLY = process.env.BENCH_ONLY ?? '';
+if (!['', 'http', 'chain'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "http" or "chain", got "${ONLY}"`);
+  process.exit(2);
+}
+
 const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-bench-'));
 const children = [];
 
 try {
-  await main();
+  if (ONLY !== 'chain') await main();
+  if (ONLY !== 'http') await chainBench();
 } catch (error) {
   console.error(error instanceof Error ? error.stack : error);
   process.exitCode = 1;
@@ -117,6 +128,14 @@ async function main() {
   fs.mkdirSync(path.join(HERE, 'results'), { recursive: true });
   fs.writeFileSync(path.join(HERE, 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nresults written to ${path.relative(process.cwd(), path.join(HERE, 'results', 'latest.json'))}`);
+}
+
+/** bench/chain-watcher.mjs in its own process (it starts anvil nodes and its own storage). */
+async function chainBench() {
+  if (ONLY !== 'chain') console.log('\n# EVM chain (bench/chain-watcher.mjs)');
+  const child = spawnProcess(process.execPath, [...process.execArgv, path.join(HERE, 'chain-watcher.mjs')], { env: process.env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const code = await new Promise((resolve) => child.once('exit', (exitCode, signal) => resolve(exitCode ?? signal)));
+  if (code !== 0) throw new Error(`bench/chain-watcher.mjs exited with ${code}`);
 }
 
 /** One route: a warm-up run that is thrown away, then the measured run. */

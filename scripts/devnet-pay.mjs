@@ -3,7 +3,7 @@
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // Pays a devnet address: `node scripts/devnet-pay.mjs <address> <amount in TUSD> [token]`.
 // Mints TUSD to anvil's test account #4 and transfers it, as a payer's wallet would.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, http, isAddress, parseAbi, parseUnits } from 'viem';
@@ -17,13 +17,18 @@ if (to === undefined || !isAddress(to) || amount === undefined || !/^\d+(\.\d{1,
   process.exit(2);
 }
 const dataDir = path.resolve(process.env.DEVNET_DATA_DIR ?? path.join(root, 'data', 'devnet'));
-const network = JSON.parse(readFileSync(path.join(dataDir, 'networks.json'), 'utf8')).networks.find((entry) => entry.chain_id === 31337);
+const networksFile = path.join(dataDir, 'networks.json');
+if (!existsSync(networksFile)) {
+  console.error(`devnet-pay: no ${networksFile}; is \`npm run devnet\` running (with the same DEVNET_DATA_DIR)?`);
+  process.exit(1);
+}
+const network = JSON.parse(readFileSync(networksFile, 'utf8')).networks.find((entry) => entry.chain_id === 31337);
 const token = tokenArgument ?? network.tokens[0].address;
 const rpcUrl = network.rpc_url;
 const chain = { id: 31337, name: 'Ivory devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } };
 const account = privateKeyToAccount(PAYER_KEY);
 const wallet = createWalletClient({ chain, transport: http(rpcUrl), account });
-const reader = createPublicClient({ chain, transport: http(rpcUrl) });
+const reader = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 250 });
 const abi = parseAbi(['function mint(address to, uint256 amount)', 'function transfer(address to, uint256 amount) returns (bool)']);
 const units = parseUnits(amount, 6);
 await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi, functionName: 'mint', args: [account.address, units] }) });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global process, console, setTimeout, fetch */
+/* global process, console, setTimeout, clearTimeout, fetch */
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // `npm run devnet`: a local EVM chain with Ivory on it, for trying a real payment.
 // Starts anvil (1-second blocks), deploys a 6-decimal test stablecoin and Ivory's
@@ -9,14 +9,20 @@
 // Ctrl-C stops everything.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { deployContracts, deployTestStablecoin } = await import(path.join(root, 'dist/chains/evm/contracts/index.js'));
+// The script runs the built program and does not build it: `npm run devnet` builds first.
+const contractsModule = path.join(root, 'dist', 'chains', 'evm', 'contracts', 'index.js');
+if (!existsSync(contractsModule)) {
+  console.error('devnet: dist/ is missing; run `npm run devnet` (it builds first) or `npm run build`');
+  process.exit(1);
+}
+const { deployContracts, deployTestStablecoin } = await import(contractsModule);
 
 // anvil's well-known test accounts (mnemonic "test test … junk"): never real money.
 const DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -32,24 +38,48 @@ const rpcUrl = `http://127.0.0.1:${anvilPort}`;
 const ivoryUrl = process.env.PUBLIC_URL ?? `http://localhost:${ivoryPort}`;
 const dataDir = path.resolve(process.env.DEVNET_DATA_DIR ?? path.join(root, 'data', 'devnet'));
 const adminToken = process.env.ADMIN_TOKEN ?? `devnet-${randomBytes(12).toString('hex')}`;
+// How to call devnet-pay.mjs: it finds the chain and the token in DEVNET_DATA_DIR's catalogue.
+const payCommand = `${process.env.DEVNET_DATA_DIR === undefined ? '' : `DEVNET_DATA_DIR=${dataDir} `}node scripts/devnet-pay.mjs`;
 
 const children = [];
 let stopping = false;
-function stopAll(code = 0) {
-  if (stopping) return;
+/**
+ * Stops every child (each runs in its own process group, so anvil's npm wrapper and the
+ * anvil binary under it go together), waits for them, and exits. SIGKILL after 5 s, or at
+ * once on a second Ctrl-C.
+ */
+async function stopAll(code = 0) {
+  if (stopping) {
+    for (const child of children) signal(child, 'SIGKILL');
+    return;
+  }
   stopping = true;
-  for (const child of children.reverse()) if (child.exitCode === null) child.kill('SIGTERM');
-  setTimeout(() => process.exit(code), 1_500).unref();
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exited = Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+  for (const child of [...running].reverse()) signal(child, 'SIGTERM');
+  const timer = setTimeout(() => running.forEach((child) => signal(child, 'SIGKILL')), 5_000);
+  await exited;
+  clearTimeout(timer);
+  process.exit(code);
 }
-process.on('SIGINT', () => stopAll(0));
-process.on('SIGTERM', () => stopAll(0));
+function signal(child, name) {
+  try {
+    process.kill(-child.pid, name);
+  } catch {
+    // already gone
+  }
+}
+for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(name, () => void stopAll(0));
 
 function start(command, args, env, name) {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  child.on('exit', (code) => {
+  if (stopping) throw new Error(`not starting ${name}: stopping`);
+  // detached: its own process group, which stopAll signals as a whole; Ctrl-C reaches only
+  // this script, which then stops the children in order.
+  const child = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  child.on('exit', (code, signalName) => {
     if (!stopping) {
-      console.error(`devnet: ${name} exited (${code}); stopping`);
-      stopAll(1);
+      console.error(`devnet: ${name} exited (${code ?? signalName}); stopping`);
+      void stopAll(1);
     }
   });
   children.push(child);
@@ -81,85 +111,102 @@ async function api(method, url, { token, body, idempotent = method !== 'GET' } =
   return text === '' ? undefined : JSON.parse(text);
 }
 
-// 1. The chain.
-start(path.join(root, 'node_modules', '.bin', 'anvil'), ['--port', String(anvilPort), '--chain-id', String(chainId), '--block-time', '1', '--silent'], process.env, 'anvil');
-const chain = { id: chainId, name: 'Ivory devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } };
-const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
-await waitFor(`anvil on ${rpcUrl}`, () => publicClient.getChainId());
+async function main() {
+  // 1. The chain.
+  start(
+    path.join(root, 'node_modules', '.bin', 'anvil'),
+    ['--host', '127.0.0.1', '--port', String(anvilPort), '--chain-id', String(chainId), '--block-time', '1', '--silent'],
+    process.env,
+    'anvil',
+  );
+  const chain = { id: chainId, name: 'Ivory devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } };
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 250 });
+  await waitFor(`anvil on ${rpcUrl}`, () => publicClient.getChainId());
 
-// 2. The token and the factories.
-const feeWallet = privateKeyToAccount(FEE_WALLET_KEY).address;
-const stablecoin = await deployTestStablecoin({ rpcUrl, privateKey: DEPLOYER_KEY });
-const deployed = await deployContracts({ rpcUrl, privateKey: DEPLOYER_KEY, feeWallet });
-console.log(`devnet: test stablecoin TUSD at ${stablecoin}; factories ${deployed.mainFactory} (deposits), ${deployed.invoiceFactory} (invoices)`);
+  // 2. The token and the factories.
+  const feeWallet = privateKeyToAccount(FEE_WALLET_KEY).address;
+  const stablecoin = await deployTestStablecoin({ rpcUrl, privateKey: DEPLOYER_KEY });
+  const deployed = await deployContracts({ rpcUrl, privateKey: DEPLOYER_KEY, feeWallet });
+  console.log(`devnet: test stablecoin TUSD at ${stablecoin}; factories ${deployed.mainFactory} (deposits), ${deployed.invoiceFactory} (invoices)`);
 
-// 3. The catalogue: the bundled networks (sandbox shops keep working) plus this chain.
-rmSync(dataDir, { recursive: true, force: true });
-mkdirSync(dataDir, { recursive: true });
-const bundledFile = path.join(root, 'dist', 'catalogue', 'networks.default.json');
-const bundled = JSON.parse(readFileSync(bundledFile, 'utf8'));
-for (const network of bundled.networks) {
-  for (const token of network.tokens) if (token.icon !== undefined) token.icon = path.resolve(path.dirname(bundledFile), token.icon);
-}
-bundled.networks.push({
-  chain_id: chainId,
-  name: 'Ivory devnet',
-  family: 'evm',
-  native_symbol: 'ETH',
-  explorer_url: 'http://localhost',
-  main_factory: deployed.mainFactory,
-  invoice_factory: deployed.invoiceFactory,
-  start_block: deployed.startBlock,
-  enabled: true,
-  minimum_payment: '1',
-  terms: {
-    invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-    deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-    sweep_threshold: '10',
-    minimum_sweep: '1',
-    maximum_sweep: '100000',
-  },
-  tokens: [{ address: stablecoin, symbol: 'TUSD', decimals: 6, status: 'ready' }],
-  rpc_url: rpcUrl,
-  confirmations: 2,
-  fee_wallet: feeWallet,
-  poll_interval_ms: 250,
-});
-const networksFile = path.join(dataDir, 'networks.json');
-writeFileSync(networksFile, `${JSON.stringify(bundled, null, 2)}\n`);
+  // 3. The catalogue: the bundled networks (sandbox shops keep working) plus this chain.
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const bundledFile = path.join(root, 'dist', 'catalogue', 'networks.default.json');
+  const bundled = JSON.parse(readFileSync(bundledFile, 'utf8'));
+  for (const network of bundled.networks) {
+    for (const token of network.tokens) if (token.icon !== undefined) token.icon = path.resolve(path.dirname(bundledFile), token.icon);
+  }
+  bundled.networks.push({
+    chain_id: chainId,
+    name: 'Ivory devnet',
+    family: 'evm',
+    native_symbol: 'ETH',
+    explorer_url: 'http://localhost',
+    main_factory: deployed.mainFactory,
+    invoice_factory: deployed.invoiceFactory,
+    start_block: deployed.startBlock,
+    enabled: true,
+    minimum_payment: '1',
+    terms: {
+      invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+      deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+      sweep_threshold: '10',
+      minimum_sweep: '1',
+      maximum_sweep: '100000',
+    },
+    tokens: [{ address: stablecoin, symbol: 'TUSD', decimals: 6, status: 'ready' }],
+    rpc_url: rpcUrl,
+    confirmations: 2,
+    fee_wallet: feeWallet,
+    poll_interval_ms: 250,
+  });
+  const networksFile = path.join(dataDir, 'networks.json');
+  writeFileSync(networksFile, `${JSON.stringify(bundled, null, 2)}\n`);
 
-// 4. Ivory itself.
-start(
-  process.execPath,
-  ['--enable-source-maps', path.join(root, 'dist', 'cli', 'main.js'), 'serve'],
-  { ...process.env, PORT: String(ivoryPort), NETWORKS_FILE: networksFile, DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? 'true' },
-  'ivory',
-);
-const relayer = await waitFor('the relayer address on /admin/v1/networks', async () => {
-  const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
-  if (!response.ok) return undefined;
-  return (await response.json()).find((network) => network.chain_id === chainId)?.relayer_address;
-});
-const deployer = createWalletClient({ chain, transport: http(rpcUrl), account: privateKeyToAccount(DEPLOYER_KEY) });
-await publicClient.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: relayer, value: parseEther('10') }) });
+  // 4. Ivory itself. Request logs would bury the instructions below: warnings only, unless
+  // the caller sets LOG_LEVEL.
+  start(
+    process.execPath,
+    ['--enable-source-maps', path.join(root, 'dist', 'cli', 'main.js'), 'serve'],
+    {
+      ...process.env,
+      PORT: String(ivoryPort),
+      NETWORKS_FILE: networksFile,
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
+    },
+    'ivory',
+  );
+  const relayer = await waitFor('the relayer address on /admin/v1/networks', async () => {
+    const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
+    if (!response.ok) return undefined;
+    return (await response.json()).find((network) => network.chain_id === chainId)?.relayer_address;
+  });
+  const deployer = createWalletClient({ chain, transport: http(rpcUrl), account: privateKeyToAccount(DEPLOYER_KEY) });
+  await publicClient.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: relayer, value: parseEther('10') }) });
 
-// 5. A demo merchant: wallet sign-in, onboarding, a live shop paying the recipient, an API key.
-const merchant = privateKeyToAccount(MERCHANT_KEY);
-const challenge = await api('POST', '/auth/wallet/challenge', { body: { address: merchant.address, chain_id: chainId }, idempotent: false });
-const session = await api('POST', '/auth/wallet/verify', {
-  body: { challenge_id: challenge.challenge_id, signature: await merchant.signMessage({ message: challenge.message }) },
-  idempotent: false,
-});
-await api('POST', '/onboarding', { token: session.token, body: { name: 'Devnet Demo', email: 'demo@example.com' } });
-const [{ id: merchantId }] = await api('GET', '/merchants', { token: session.token });
-const recipient = privateKeyToAccount(RECIPIENT_KEY).address;
-const shop = await api('POST', `/merchants/${merchantId}/shops`, { token: session.token, body: { name: 'Devnet shop', sandbox: false, recipient } });
-const key = await api('POST', `/shops/${shop.id}/keys`, { token: session.token, body: { name: 'devnet', scopes: ['read', 'write'] } });
+  // 5. A demo merchant: wallet sign-in, onboarding, a live shop paying the recipient, an API key.
+  const merchant = privateKeyToAccount(MERCHANT_KEY);
+  const challenge = await api('POST', '/auth/wallet/challenge', { body: { address: merchant.address, chain_id: chainId }, idempotent: false });
+  const session = await api('POST', '/auth/wallet/verify', {
+    body: { challenge_id: challenge.challenge_id, signature: await merchant.signMessage({ message: challenge.message }) },
+    idempotent: false,
+  });
+  await api('POST', '/onboarding', { token: session.token, body: { name: 'Devnet Demo', email: 'demo@example.com' } });
+  const [{ id: merchantId }] = await api('GET', '/merchants', { token: session.token });
+  const recipient = privateKeyToAccount(RECIPIENT_KEY).address;
+  const shop = await api('POST', `/merchants/${merchantId}/shops`, { token: session.token, body: { name: 'Devnet shop', sandbox: false, recipient } });
+  const key = await api('POST', `/shops/${shop.id}/keys`, { token: session.token, body: { name: 'devnet', scopes: ['read', 'write'] } });
 
-const payer = privateKeyToAccount(PAYER_KEY).address;
-console.log(`
+  const payer = privateKeyToAccount(PAYER_KEY).address;
+  const [anvilChild, ivoryChild] = children;
+  console.log(`
 Ivory devnet is up (Ctrl-C stops it).
-  API          ${ivoryUrl}/api/v1          chain ${rpcUrl} (id ${chainId}, 1-second blocks, 2 confirmations)
+  API          ${ivoryUrl}/api/v1   (Ivory pid ${ivoryChild.pid}, data in ${dataDir})
+  chain        ${rpcUrl}   (anvil pid ${anvilChild.pid}; id ${chainId}, 1-second blocks, 2 confirmations)
   token        TUSD ${stablecoin} (6 decimals)
   relayer      ${relayer} (funded with 10 ETH)
   fee wallet   ${feeWallet}      recipient ${recipient}
@@ -167,9 +214,21 @@ Ivory devnet is up (Ctrl-C stops it).
   API key      ${key.token}   (shop ${shop.id})
 
 Pay an invoice:
-  curl -s -X POST ${ivoryUrl}/api/v1/shops/${shop.id}/invoices \\
-    -H 'authorization: Bearer ${key.token}' -H 'content-type: application/json' -H "idempotency-key: $(date +%s%N)" \\
-    -d '{"chain_id":${chainId},"token":"${stablecoin}","amount":"25000000"}'
-  node scripts/devnet-pay.mjs <address from the answer> 25    # the test account ${payer} pays 25 TUSD
-  then open its payment_url, or GET /shops/${shop.id}/invoices/<id>: open → funded → settled with payout_tx_hash.
+  1. Create it (amounts in base units: 25000000 is 25 TUSD); note its "id":
+     curl -s -X POST ${ivoryUrl}/api/v1/shops/${shop.id}/invoices \\
+       -H 'authorization: Bearer ${key.token}' -H 'content-type: application/json' -H "idempotency-key: $(date +%s%N)" \\
+       -d '{"chain_id":${chainId},"token":"${stablecoin}","amount":"25000000"}'
+  2. Read it: it answers "registering" with no address, then within a second "open" with its "address":
+     curl -s ${ivoryUrl}/api/v1/shops/${shop.id}/issuances/<id> -H 'authorization: Bearer ${key.token}'
+  3. Pay it from the funded test account ${payer}:
+     ${payCommand} <address> 25
+  4. Read it again (step 2): open → funded → settled with payout_tx_hash within a few seconds;
+     or open its payment_url in a browser.
 `);
+}
+
+main().catch((error) => {
+  if (stopping) return;
+  console.error(`devnet: ${error instanceof Error ? error.message : String(error)}; stopping`);
+  void stopAll(1);
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import { Redis } from 'ioredis';
+import { ADMIN_PREFIX, adminRoutes } from './admin/index.js';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
 import { createChainAdapters, type ChainAdapter } from './chains/index.js';
 import { connectEventSubscribers } from './events/index.js';
@@ -16,11 +17,14 @@ import { openEmbedded, openPostgres, type DatabaseHandle } from './platform/data
 import { migrate } from './platform/database/migrate.js';
 import type { AppContext } from './app-context.js';
 import { startJobs, type Job, type JobRunner } from './platform/jobs.js';
+import { defaultSender, logTransport, smtpTransport } from './platform/mail/mail.js';
+import { SendMailJob } from './platform/mail/send-mail.job.js';
 import { healthRoutes } from './platform/http/health.routes.js';
 import type { PrincipalResolver } from './platform/http/principal.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './platform/http/rate-limit.js';
 import { API_PREFIX, createHttpCore, type IvoryServer } from './platform/http/server.js';
 import { modules } from './modules.js';
+import { startLiveChains } from './live-chains.js';
 
 export interface BuildOptions {
   readonly config: Config;
@@ -29,9 +33,9 @@ export interface BuildOptions {
   readonly clock?: Clock;
   readonly catalogue?: Catalogue;
   /**
-   * Adapters of live networks, by chain id. No live adapter is built in yet,
-   * so without this live issuances answer `network_not_ready`; tests register
-   * in-process ones here. Sandbox issuances always use the sandbox adapter.
+   * In-process adapters of live networks, by chain id, beside (and before) the
+   * EVM networks the catalogue lists with an `rpc_url`; tests register
+   * recording ones here. Sandbox issuances always use the sandbox adapter.
    */
   readonly liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
   /** Poll jobs in the background (serve). Tests leave it off and call `jobs.drain()`. */
@@ -68,16 +72,19 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     trustProxy: config.trustProxy,
     rateLimiter,
     clock,
+    mfaFreshWindowMs: config.mfaFreshMinutes * 60 * 1000,
     resolvePrincipal: (token, ip) => resolvePrincipal(token, ip),
   });
 
+  const secrets = new SecretBox(secretKey(config));
+  const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log });
   const context: AppContext = {
     config,
     db: database.db,
     clock,
-    secrets: new SecretBox(secretKey(config)),
+    secrets,
     catalogue,
-    chains: createChainAdapters(options.liveChainAdapters),
+    chains: createChainAdapters(options.liveChainAdapters ?? new Map(), live.evm.adapters),
     log: server.log,
   };
 
@@ -90,11 +97,18 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     },
   });
   await server.register(healthRoutes);
+  await server.register(
+    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue }),
+    { prefix: ADMIN_PREFIX },
+  );
   for (const module of modules) {
     if (module.rootRoutes !== undefined) await server.register(async (root) => module.rootRoutes?.(root, context));
   }
 
-  const jobs: Job[] = [];
+  // Mail is sent only by this worker, from rows (ARCHITECTURE rule 1); without SMTP_URL it is logged.
+  const mailTransport =
+    config.smtpUrl === undefined ? logTransport(server.log) : smtpTransport(config.smtpUrl, defaultSender(config.brand, config.publicUrl));
+  const jobs: Job[] = [...live.evm.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
   await server.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => server.swagger());
@@ -135,7 +149,6 @@ async function openDatabase(config: Config): Promise<DatabaseHandle> {
  * SECRET_KEY, or with embedded storage a key generated once into DATA_DIR
  * (readable by the owner only), so a fresh `npm start` needs no setup.
  */
-/** SECRET_KEY, or the key generated into DATA_DIR on first start (embedded storage). */
 export function secretKey(config: Config): Buffer {
   if (config.secretKey !== undefined) return config.secretKey;
   const file = path.join(config.dataDir, 'secret.key');

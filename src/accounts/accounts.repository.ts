@@ -1,5 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
-import type { IdentitiesTable } from '../platform/database/schema.js';
+import type { Database, IdentitiesTable } from '../platform/database/schema.js';
 
 type Provider = IdentitiesTable['provider'];
 
@@ -8,6 +9,21 @@ type Provider = IdentitiesTable['provider'];
 export interface UserRow {
   readonly id: string;
   readonly onboardedAt: Date | null;
+  /** The user has a confirmed second factor (TOTP). */
+  readonly mfaEnrolled: boolean;
+}
+
+/** `mfa_enrolled`: whether the user of `users.id` has a confirmed second factor. */
+function mfaEnrolled(eb: ExpressionBuilder<Database, 'users'>) {
+  return eb
+    .exists(
+      eb
+        .selectFrom('totp_factors')
+        .select('totp_factors.user_id')
+        .whereRef('totp_factors.user_id', '=', 'users.id')
+        .where('totp_factors.confirmed_at', 'is not', null),
+    )
+    .as('mfa_enrolled');
 }
 
 export async function insertUser(db: Executor, user: { id: string; createdAt: Date }): Promise<void> {
@@ -20,19 +36,19 @@ export async function deleteUser(db: Executor, userId: string): Promise<void> {
 }
 
 export async function findUser(db: Executor, userId: string): Promise<UserRow | undefined> {
-  const row = await db.selectFrom('users').select(['id', 'onboarded_at']).where('id', '=', userId).executeTakeFirst();
-  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at };
+  const row = await db.selectFrom('users').select((eb) => ['id', 'onboarded_at', mfaEnrolled(eb)]).where('id', '=', userId).executeTakeFirst();
+  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at, mfaEnrolled: Boolean(row.mfa_enrolled) };
 }
 
 /** Reads the user under a row lock, so that one user's onboardings run one at a time. */
 export async function lockUser(db: Executor, userId: string): Promise<UserRow | undefined> {
   const row = await db
     .selectFrom('users')
-    .select(['id', 'onboarded_at'])
+    .select((eb) => ['id', 'onboarded_at', mfaEnrolled(eb)])
     .where('id', '=', userId)
     .forUpdate()
     .executeTakeFirst();
-  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at };
+  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at, mfaEnrolled: Boolean(row.mfa_enrolled) };
 }
 
 export async function markUserOnboarded(db: Executor, userId: string, at: Date): Promise<void> {
@@ -95,6 +111,7 @@ export interface LiveSessionRow {
   readonly csrfToken: string;
   readonly expiresAt: Date;
   readonly mfaAt: Date | null;
+  readonly mfaEnrolled: boolean;
   readonly userBlockedAt: Date | null;
   readonly userBlockedReason: string | null;
 }
@@ -104,7 +121,7 @@ export async function findLiveSession(db: Executor, tokenHash: string, now: Date
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([
+    .select((eb) => [
       'sessions.id',
       'sessions.user_id',
       'sessions.csrf_token',
@@ -112,6 +129,7 @@ export async function findLiveSession(db: Executor, tokenHash: string, now: Date
       'sessions.mfa_at',
       'users.blocked_at',
       'users.blocked_reason',
+      mfaEnrolled(eb),
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .where('sessions.revoked_at', 'is', null)
@@ -124,6 +142,7 @@ export async function findLiveSession(db: Executor, tokenHash: string, now: Date
     csrfToken: row.csrf_token,
     expiresAt: row.expires_at,
     mfaAt: row.mfa_at,
+    mfaEnrolled: Boolean(row.mfa_enrolled),
     userBlockedAt: row.blocked_at,
     userBlockedReason: row.blocked_reason,
   };

@@ -3,11 +3,21 @@ import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
 import { runIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, type SessionPrincipal, principalOf } from '../platform/http/principal.js';
+import {
+  SESSION_MFA_EXEMPT,
+  SESSION_ONLY,
+  SESSION_OR_KEY,
+  SESSION_OR_READ_KEY,
+  type SessionPrincipal,
+  principalOf,
+} from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { completeOnboarding } from './complete-onboarding.js';
 import { describePrincipal } from './describe-principal.js';
+import { emailSignInRoutes } from './email-sign-in.routes.js';
 import { listMerchants } from './list-merchants.js';
+import { mfaRoutes } from './mfa.routes.js';
+import { profileRoutes } from './profile.routes.js';
 import { signOut } from './sign-out.js';
 import { walletSignInRoutes } from './wallet-sign-in.routes.js';
 
@@ -16,15 +26,21 @@ const OnboardingBody = Type.Object(
   { additionalProperties: false },
 );
 
+const OkAnswer = Type.Object({ ok: Type.Literal(true) });
+
 /** SPEC "Account", "Sign-in" and the merchant list of "Merchants and team". */
 export async function accountsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   await walletSignInRoutes(api, context);
+  await emailSignInRoutes(api, context);
+  await profileRoutes(api, context);
+  await mfaRoutes(api, context);
 
-  api.get('/me', { config: { auth: SESSION_OR_KEY } }, async (request) => describePrincipal(context.db, principalOf(request)));
+  // Reachable before the second factor (decision 0011): `user.mfa_required` is how a client learns it owes one.
+  api.get('/me', { config: { auth: { session: true, key: 'any', mfa: 'exempt' } } }, async (request) => describePrincipal(context.db, principalOf(request)));
 
-  api.post('/auth/logout', { config: { auth: SESSION_ONLY } }, async (request) => {
+  api.post('/auth/logout', { schema: { response: { 200: OkAnswer } }, config: { auth: SESSION_MFA_EXEMPT } }, async (request) => {
     await signOut(context.db, context.clock, sessionOf(request).sessionId);
-    return { ok: true };
+    return { ok: true as const };
   });
 
   api.post(

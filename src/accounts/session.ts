@@ -23,12 +23,16 @@ export interface SessionUserView {
   readonly mfa_at: string | null;
 }
 
-export function sessionUserView(user: { id: string; onboardedAt: Date | null }, mfaAt: Date | null): SessionUserView {
+/**
+ * `mfa_required`: this session still owes its user's second factor (the user
+ * has one and the session has not passed it); business calls answer
+ * mfa_required until it is passed (decision 0011).
+ */
+export function sessionUserView(user: { id: string; onboardedAt: Date | null; mfaEnrolled?: boolean }, mfaAt: Date | null): SessionUserView {
   return {
     user_id: user.id,
     onboarding_required: user.onboardedAt === null,
-    // No second factor can be enrolled yet, so none is ever required.
-    mfa_required: false,
+    mfa_required: user.mfaEnrolled === true && mfaAt === null,
     mfa_at: mfaAt === null ? null : mfaAt.toISOString(),
   };
 }

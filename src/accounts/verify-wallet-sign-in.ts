@@ -1,17 +1,9 @@
 import { verifyMessage, type Hex } from 'viem';
 import type { Clock } from '../platform/clock.js';
-import { newId } from '../platform/crypto.js';
-import { inTransaction, type Db, type Tx } from '../platform/database/database.js';
+import { inTransaction, type Db } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import {
-  consumeWalletChallenge,
-  deleteUser,
-  findIdentityOwner,
-  findUser,
-  findWalletChallenge,
-  insertIdentity,
-  insertUser,
-} from './accounts.repository.js';
+import { consumeWalletChallenge, findUser, findWalletChallenge } from './accounts.repository.js';
+import { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 import { sessionUserView, type SessionUserView } from './session.js';
 import { startSession } from './start-session.js';
 
@@ -46,7 +38,11 @@ export async function verifyWalletSignIn(
 
   return inTransaction(deps.db, async (trx) => {
     if (!(await consumeWalletChallenge(trx, challenge.id, deps.clock.now()))) throw new IvoryError('unauthorized');
-    const userId = await findOrCreateWalletUser(trx, deps.clock, challenge.address);
+    const userId = await findOrCreateIdentityUser(trx, deps.clock, {
+      provider: 'wallet',
+      subject: challenge.address.toLowerCase(),
+      label: challenge.address,
+    });
     const session = await startSession(trx, deps.clock, userId, 'wallet');
     const user = await findUser(trx, userId);
     if (user === undefined) throw new Error(`user ${userId} vanished while signing in`);
@@ -60,23 +56,4 @@ async function signatureMatches(address: string, message: string, signature: Hex
   } catch {
     return false; // not a recoverable secp256k1 signature
   }
-}
-
-/** The user whose wallet identity is `address`, created with that identity on first sign-in. */
-async function findOrCreateWalletUser(trx: Tx, clock: Clock, address: string): Promise<string> {
-  const subject = address.toLowerCase();
-  const existing = await findIdentityOwner(trx, 'wallet', subject);
-  if (existing !== undefined) return existing;
-
-  const userId = newId();
-  const now = clock.now();
-  await insertUser(trx, { id: userId, createdAt: now });
-  if (await insertIdentity(trx, { id: newId(), userId, provider: 'wallet', subject, label: address, createdAt: now })) {
-    return userId;
-  }
-  // A concurrent first sign-in of the same wallet created the user first: join it.
-  await deleteUser(trx, userId);
-  const winner = await findIdentityOwner(trx, 'wallet', subject);
-  if (winner === undefined) throw new Error('wallet identity conflicted but cannot be found');
-  return winner;
 }

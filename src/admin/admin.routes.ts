@@ -1,7 +1,18 @@
 import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Catalogue } from '../catalogue/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../platform/database/database.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { requireOperator } from './admin-auth.js';
+import { blockMerchant } from './block-merchant.js';
+import { getMerchant } from './get-merchant.js';
+import { listAuditEntries } from './list-audit-entries.js';
 import type { ListLiveNetworks } from './network-status.js';
+import type { OperatorActor } from './operator.js';
+import { setMerchantFees } from './set-merchant-fees.js';
+import { setMerchantLimits } from './set-merchant-limits.js';
+import { unblockMerchant } from './unblock-merchant.js';
 
 /** Mounted at `{root_url}/admin/v1`. */
 export const ADMIN_PREFIX = '/admin/v1';
@@ -17,17 +28,95 @@ const NetworkStatusSchema = Type.Object({
   confirmations: Type.Integer(),
 });
 
+const MerchantParams = Type.Object({ id: Type.String() });
+const BlockBody = Type.Object({ reason: Type.String() }, { additionalProperties: false });
+const LimitValue = Type.Optional(Type.Union([Type.Integer(), Type.Null()]));
+const LimitsBody = Type.Object(
+  {
+    active_invoices: LimitValue,
+    deposit_addresses: Type.Optional(Type.Object({ evm: LimitValue, tron: LimitValue, solana: LimitValue }, { additionalProperties: false })),
+    team: LimitValue,
+  },
+  { additionalProperties: false },
+);
+const FeesBody = Type.Object(
+  {
+    overrides: Type.Array(
+      Type.Object(
+        {
+          chain_id: Type.Integer(),
+          kind: Type.Union([Type.Literal('invoice'), Type.Literal('deposit')]),
+          terms: Type.Union([
+            Type.Object({ bps: Type.Integer(), minimum: Type.String(), maximum: Type.String() }, { additionalProperties: false }),
+            Type.Null(),
+          ]),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100 },
+    ),
+  },
+  { additionalProperties: false },
+);
+const AuditQuery = Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })), cursor: Type.Optional(Type.String({ maxLength: 200 })) });
+
 export interface AdminRoutesDeps {
   readonly adminToken: string | undefined;
   readonly listLiveNetworks: ListLiveNetworks;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly catalogue: Catalogue;
 }
 
-/** The operator API. Authentication is its own (the operator token), not a user session or key. */
+/**
+ * The operator API. Authentication is its own (the operator token), not a
+ * user session or key; so the routes are `auth: 'none'` for the HTTP core and
+ * hidden from the public OpenAPI document. Every change is audited by its use case.
+ */
 export async function adminRoutes(admin: IvoryServer, deps: AdminRoutesDeps): Promise<void> {
   admin.addHook('onRequest', async (request) => requireOperator(deps.adminToken, request));
+  const operator = { auth: 'none' } as const;
+  const actor = (request: FastifyRequest): OperatorActor => ({ source: 'api', ip: request.ip });
+
   admin.get(
     '/networks',
-    { config: { auth: 'none' }, schema: { hide: true, response: { 200: Type.Array(NetworkStatusSchema) } } },
+    { config: operator, schema: { hide: true, response: { 200: Type.Array(NetworkStatusSchema) } } },
     async () => deps.listLiveNetworks(),
+  );
+
+  admin.get('/merchants/:id', { config: operator, schema: { hide: true, params: MerchantParams } }, async (request) =>
+    getMerchant(deps.db, request.params.id),
+  );
+
+  admin.post(
+    '/merchants/:id/block',
+    { config: { ...operator, fieldErrors: { reason: 'invalid_reason' } }, schema: { hide: true, params: MerchantParams, body: BlockBody } },
+    async (request) => blockMerchant(deps, { merchantId: request.params.id, reason: request.body.reason, actor: actor(request) }),
+  );
+
+  admin.post('/merchants/:id/unblock', { config: operator, schema: { hide: true, params: MerchantParams } }, async (request) =>
+    unblockMerchant(deps, { merchantId: request.params.id, actor: actor(request) }),
+  );
+
+  admin.patch(
+    '/merchants/:id/limits',
+    {
+      config: { ...operator, fieldErrors: { active_invoices: 'invalid_limits', deposit_addresses: 'invalid_limits', team: 'invalid_limits' } },
+      schema: { hide: true, params: MerchantParams, body: LimitsBody },
+    },
+    async (request) => setMerchantLimits(deps, { merchantId: request.params.id, change: request.body, actor: actor(request) }),
+  );
+
+  admin.patch(
+    '/merchants/:id/fees',
+    { config: { ...operator, fieldErrors: { overrides: 'invalid_fee_terms' } }, schema: { hide: true, params: MerchantParams, body: FeesBody } },
+    async (request) => setMerchantFees(deps, { merchantId: request.params.id, changes: request.body.overrides, actor: actor(request) }),
+  );
+
+  admin.get('/audit', { config: operator, schema: { hide: true, querystring: AuditQuery } }, async (request) =>
+    listAuditEntries(deps.db, {
+      ...(request.query.limit === undefined ? {} : { limit: Number(request.query.limit) }),
+      ...(request.query.cursor === undefined ? {} : { cursor: request.query.cursor }),
+    }),
   );
 }

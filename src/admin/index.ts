@@ -1,2 +1,11 @@
 export { ADMIN_PREFIX, adminRoutes, type AdminRoutesDeps } from './admin.routes.js';
 export type { ListLiveNetworks, LiveNetworkStatus } from './network-status.js';
+export { blockMerchant } from './block-merchant.js';
+export { unblockMerchant } from './unblock-merchant.js';
+export { getMerchant } from './get-merchant.js';
+export { setMerchantLimits, type LimitsChange } from './set-merchant-limits.js';
+export { setMerchantFees, type FeeTermsChange } from './set-merchant-fees.js';
+export { listAuditEntries } from './list-audit-entries.js';
+export type { AuditEntryView, AuditPage } from './audit-entry.js';
+export type { AdminMerchantView } from './merchant-view.js';
+export { CLI_ACTOR, type OperatorActor } from './operator.js';

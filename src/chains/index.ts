@@ -21,14 +21,21 @@ export {
 /**
  * The adapters of this deployment: the sandbox adapter serves every sandbox
  * issuance; live networks are served only by the adapters passed in (by chain
- * id): the EVM networks the catalogue lists with an `rpc_url` (`startEvmChains`),
- * or in-process ones tests hand to the composition root. Without an adapter a
- * live issuance answers `network_not_ready`.
+ * id), from the maps given in order: in-process ones tests hand to the
+ * composition root, and the EVM networks the catalogue lists with an `rpc_url`
+ * (`startEvmChains`). Without an adapter a live issuance answers
+ * `network_not_ready`.
  */
-export function createChainAdapters(live: ReadonlyMap<number, ChainAdapter> = new Map()): ChainAdapters {
+export function createChainAdapters(...live: readonly ReadonlyMap<number, ChainAdapter>[]): ChainAdapters {
   return {
     adapterFor(sandbox: boolean, chainId: number, _family: NetworkFamily): ChainAdapter | undefined {
-      return sandbox ? sandboxAdapter : live.get(chainId);
+      if (sandbox) return sandboxAdapter;
+      // Looked up at each call: the first map that serves the chain wins.
+      for (const adapters of live) {
+        const adapter = adapters.get(chainId);
+        if (adapter !== undefined) return adapter;
+      }
+      return undefined;
     },
   };
 }

@@ -3,6 +3,7 @@ import { buildApp } from '../app.js';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { openEmbedded, openPostgres } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
+import { adminCommand } from './admin-command.js';
 import { contractsCommand } from './contracts-command.js';
 import { relayerCommand } from './relayer-command.js';
 
@@ -13,7 +14,8 @@ commands:
   migrate                         apply database migrations and exit
   contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS
                                   deploy the forwarder factories to an EVM network
-  relayer import --chain-id ID    replace a network's relayer key (read from standard input)`;
+  relayer import --chain-id ID    replace a network's relayer key (read from standard input)
+  admin block|unblock|audit       operator actions on a merchant, and the audit log (ivory admin --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -36,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       return runMigrations(config);
     case 'relayer':
       return relayerCommand(config, rest);
+    case 'admin':
+      return adminCommand(config, rest);
     default:
       console.error(USAGE);
       return command === undefined || command === '--help' ? 0 : 2;
@@ -60,9 +64,6 @@ async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<nu
       { dataDir: config.dataDir },
       'embedded storage (PGlite): data survives a process crash but not a power loss (no fsync); use DATABASE_URL with PostgreSQL in production',
     );
-  }
-  if (config.webhookAllowPrivate) {
-    log.warn('WEBHOOK_ALLOW_PRIVATE=true: webhooks may target http:// and private addresses; for development only');
   }
   if (role !== 'worker') {
     await app.server.listen({ port: config.port, host: config.host });

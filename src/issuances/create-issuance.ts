@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Catalogue } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
+import type { FeeTerms } from '../catalogue/index.js';
+import { listMerchantFeeTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
@@ -9,7 +11,7 @@ import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
 import { insertGroup, insertIssuance } from './issuances.repository.js';
-import { planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
+import { feeTermsKey, planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
 
 export interface CreateIssuanceDeps {
   readonly now: Date;
@@ -38,7 +40,8 @@ export async function createIssuance(
 ): Promise<IssuanceView | GroupView> {
   const { now } = deps;
   const request = parseIssuanceRequest(input.kind, input.body, now);
-  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop });
+  const merchantFeeTerms = await merchantFeeTermsOf(trx, input.merchantId);
+  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop, merchantFeeTerms });
 
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
   // rolls the whole transaction back, so nothing of it remains.
@@ -126,6 +129,12 @@ function newIssuance(
     fundedAt: null,
     settledAt: null,
   };
+}
+
+/** Operator staff's fee terms for this merchant (admin PATCH /merchants/{id}/fees), by network and kind. */
+async function merchantFeeTermsOf(trx: Tx, merchantId: string): Promise<ReadonlyMap<string, FeeTerms>> {
+  const rows = await listMerchantFeeTerms(trx, merchantId);
+  return new Map(rows.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
 }
 
 /** "010.50" is stored as "10.5": the decimal the options were priced from. */

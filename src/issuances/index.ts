@@ -7,6 +7,7 @@ export { issuancesRoutes } from './issuances.routes.js';
 export { cancelMerchantIssuances } from './cancel-merchant-issuances.js';
 export { recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
 export { closeInvoiceOnChain } from './close-invoice-on-chain.js';
+export { listWatchedAddresses, type WatchedIssuanceAddress } from './watched-addresses.repository.js';
 export { connectPayoutLedger, type IssuancePayout, type PayoutAmounts, type PayoutLedger } from './payout-port.js';
 export { groupStatus, groupView, issuanceView, paymentUrl, type GroupView, type IssuanceView } from './issuance-view.js';
 export { issuanceEventData } from './event-data.js';

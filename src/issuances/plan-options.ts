@@ -33,6 +33,21 @@ export interface PlannedOption {
   readonly payoutTarget: PayoutTarget;
 }
 
+export interface PlanDeps {
+  readonly catalogue: Catalogue;
+  readonly adapters: ChainAdapters;
+  readonly shop: ShopSnapshot;
+  /**
+   * The merchant's own fee terms set by operator staff, by `feeTermsKey`; a
+   * network and kind absent here use the catalogue's.
+   */
+  readonly merchantFeeTerms?: ReadonlyMap<string, FeeTerms>;
+}
+
+export function feeTermsKey(chainId: number, kind: 'invoice' | 'deposit'): string {
+  return `${chainId}:${kind}`;
+}
+
 /**
  * SPEC "Invoices and deposits" and "Limits", per option, in this order:
  * unsupported_network, unsupported_asset, solana_sandbox_unavailable, then
@@ -43,10 +58,7 @@ export interface PlannedOption {
  * fee_exceeds_amount. In a group the error names the option in
  * `details: {chain_id, token}` (Rule 2) and nothing is created.
  */
-export function planOptions(
-  request: IssuanceRequest,
-  deps: { readonly catalogue: Catalogue; readonly adapters: ChainAdapters; readonly shop: ShopSnapshot },
-): PlannedOption[] {
+export function planOptions(request: IssuanceRequest, deps: PlanDeps): PlannedOption[] {
   const planned = request.options.map((option) => {
     try {
       return planOption(request, option, deps);
@@ -62,11 +74,7 @@ export function planOptions(
   return planned;
 }
 
-function planOption(
-  request: IssuanceRequest,
-  option: RequestedOption,
-  deps: { readonly catalogue: Catalogue; readonly adapters: ChainAdapters; readonly shop: ShopSnapshot },
-): PlannedOption {
+function planOption(request: IssuanceRequest, option: RequestedOption, deps: PlanDeps): PlannedOption {
   const { catalogue, adapters, shop } = deps;
   const network = catalogue.network(option.chainId);
   if (network === undefined || !network.enabled) throw new IvoryError('unsupported_network');
@@ -82,7 +90,7 @@ function planOption(
   if (adapters.adapterFor(shop.sandbox, network.chainId, network.family) === undefined) throw new IvoryError('network_not_ready');
 
   const kind = request.kind;
-  const feeTerms = network.fees[kind];
+  const feeTerms = deps.merchantFeeTerms?.get(feeTermsKey(network.chainId, kind)) ?? network.fees[kind];
   let amount: bigint | null = null;
   if (kind === 'invoice') {
     const text = request.amount ?? '';

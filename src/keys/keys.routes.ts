@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_ONLY, principalOf } from '../platform/http/principal.js';
+import { SESSION_FRESH_MFA, SESSION_ONLY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createApiKey } from './create-api-key.js';
 import { listApiKeys } from './list-api-keys.js';
@@ -41,7 +41,7 @@ export async function keysRoutes(api: IvoryServer, context: AppContext): Promise
 
   api.post(
     '/shops/:shop_id/keys',
-    { schema: { params: ShopParams, body: CreateKeyBody }, config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
+    { schema: { params: ShopParams, body: CreateKeyBody }, config: { auth: SESSION_FRESH_MFA, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
     async (request, reply) => {
       const principal = principalOf(request);
       const { name, scopes, allowed_ips: allowedIps } = request.body;
@@ -59,7 +59,7 @@ export async function keysRoutes(api: IvoryServer, context: AppContext): Promise
 
   api.patch(
     '/shops/:shop_id/keys/:key_id',
-    { schema: { params: KeyParams, body: UpdateKeyBody }, config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
+    { schema: { params: KeyParams, body: UpdateKeyBody }, config: { auth: SESSION_FRESH_MFA, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
     async (request, reply) => {
       const { name, enabled, scopes, allowed_ips: allowedIps } = request.body;
       return replyIdempotent(db, request, reply, async (trx, principal) => ({
@@ -71,7 +71,7 @@ export async function keysRoutes(api: IvoryServer, context: AppContext): Promise
 
   api.delete(
     '/shops/:shop_id/keys/:key_id',
-    { schema: { params: KeyParams }, config: { auth: SESSION_ONLY, idempotent: true } },
+    { schema: { params: KeyParams }, config: { auth: SESSION_FRESH_MFA, idempotent: true } },
     async (request, reply) =>
       replyIdempotent(db, request, reply, async (trx, principal) => {
         await revokeApiKey(trx, clock, principal, request.params.shop_id, request.params.key_id);

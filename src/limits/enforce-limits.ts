@@ -38,6 +38,7 @@ export class InvoiceLimitGate {
   async enforce(trx: Tx, merchantId: string, sandbox: boolean, now: Date): Promise<void> {
     await takeInvoiceLimitGate(trx, merchantId, sandbox, this.mode);
     const state = await readInvoiceLimitState(trx, merchantId, sandbox, now);
+    refuseBlocked(state.blockedReason);
     const limit = activeInvoiceLimit(state.limitOverride);
     if (this.mode === 'exclusive') {
       if (state.active > limit) throw new IvoryError('active_invoice_limit_reached');
@@ -48,6 +49,19 @@ export class InvoiceLimitGate {
     // `withInvoiceLimitGate` catches exactly this and runs the request again.
     throw new NeedsExclusiveGate();
   }
+}
+
+/**
+ * A block by operator staff that committed while this creation was in flight
+ * (the access gate read the merchant earlier). The issuance rows this
+ * creation inserted hold FOR KEY SHARE on the merchant, which conflicts with
+ * the block's FOR UPDATE: a block that locked the merchant first made the
+ * insert wait for its commit, so this later read sees it; a block that came
+ * after the insert waits for this creation to commit and then cancels what it
+ * made. Either way no unpaid invoice of a blocked merchant survives.
+ */
+function refuseBlocked(blockedReason: string | null): void {
+  if (blockedReason !== null) throw new IvoryError('account_disabled', { reason: blockedReason });
 }
 
 class NeedsExclusiveGate extends Error {
@@ -80,6 +94,7 @@ export async function enforceDepositAddressLimit(
 ): Promise<void> {
   const limits = await lockMerchantLimits(trx, merchantId);
   if (limits === undefined) throw new Error(`merchant ${merchantId} vanished`);
+  refuseBlocked(limits.blockedReason);
   for (const [family, count] of wanted) {
     const active = await countActiveDepositAddresses(trx, merchantId, sandbox, family);
     if (active + (alreadyStored ? 0 : count) > depositAddressLimit(limits.depositAddressLimits, family)) {

@@ -16,14 +16,16 @@ import type { NetworkFamily } from '../catalogue/index.js';
 export async function lockMerchantLimits(
   trx: Tx,
   merchantId: string,
-): Promise<{ activeInvoiceLimit: number | null; depositAddressLimits: Record<string, number> | null } | undefined> {
+): Promise<{ activeInvoiceLimit: number | null; depositAddressLimits: Record<string, number> | null; blockedReason: string | null } | undefined> {
   const row = await trx
     .selectFrom('merchants')
-    .select(['active_invoice_limit', 'deposit_address_limits'])
+    .select(['active_invoice_limit', 'deposit_address_limits', 'blocked_reason'])
     .where('id', '=', merchantId)
     .forNoKeyUpdate()
     .executeTakeFirst();
-  return row === undefined ? undefined : { activeInvoiceLimit: row.active_invoice_limit, depositAddressLimits: row.deposit_address_limits };
+  return row === undefined
+    ? undefined
+    : { activeInvoiceLimit: row.active_invoice_limit, depositAddressLimits: row.deposit_address_limits, blockedReason: row.blocked_reason };
 }
 
 /**
@@ -91,16 +93,18 @@ export async function readInvoiceLimitState(
   merchantId: string,
   sandbox: boolean,
   now: Date,
-): Promise<{ limitOverride: number | null; active: number; maxConcurrentTransactions: number }> {
+): Promise<{ limitOverride: number | null; blockedReason: string | null; active: number; maxConcurrentTransactions: number }> {
   const row = await trx
     .selectNoFrom((eb) => [
       eb.selectFrom('merchants').select('active_invoice_limit').where('id', '=', merchantId).as('limit_override'),
+      eb.selectFrom('merchants').select('blocked_reason').where('id', '=', merchantId).as('blocked_reason'),
       sql<string>`current_setting('max_connections')`.as('max_connections'),
       ...activeInvoiceCounts(eb, merchantId, sandbox, now),
     ])
     .executeTakeFirstOrThrow();
   return {
     limitOverride: row.limit_override,
+    blockedReason: row.blocked_reason,
     active: Number(row.single ?? 0) + Number(row.grouped ?? 0),
     maxConcurrentTransactions: Number(row.max_connections),
   };

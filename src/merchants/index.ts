@@ -5,3 +5,13 @@ export type { AccessNeed, MerchantAccess, ShopAccess } from './require-shop-acce
 export type { ShopRow } from './merchants.repository.js';
 export { parseName, shopRecord } from './shop.js';
 export type { ShopRecord } from './shop.js';
+export { DEFAULT_TEAM_LIMIT, teamLimit } from './team-limit.js';
+export {
+  deleteMerchantFeeTerms,
+  findMerchantControls,
+  listMerchantFeeTerms,
+  setMerchantBlock,
+  setMerchantLimitOverrides,
+  upsertMerchantFeeTerms,
+} from './merchant-controls.repository.js';
+export type { LimitOverrides, MerchantControlsRow, MerchantFeeTermsRow } from './merchant-controls.repository.js';

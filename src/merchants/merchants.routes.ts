@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
-import { PUBLIC, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
+import { PUBLIC, SESSION_FRESH_MFA, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createShop } from './create-shop.js';
 import { getBrandingAsset } from './get-branding-asset.js';
@@ -12,6 +12,7 @@ import type { RecipientFamily } from './merchants.repository.js';
 import { requireShopAccess } from './require-shop-access.js';
 import { setShopRecipient } from './set-shop-recipient.js';
 import { shopRecord } from './shop.js';
+import { listMerchantFeeTerms } from './merchant-controls.repository.js';
 import { shopTerms } from './shop-terms.js';
 import { updateShop } from './update-shop.js';
 
@@ -134,7 +135,7 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
     '/shops/:shop_id',
     {
       schema: { params: ShopParams, body: UpdateShopBody },
-      config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: { recipient: 'invalid_recipient', delegate: 'invalid_recipient' } },
+      config: { auth: SESSION_FRESH_MFA, idempotent: true, fieldErrors: { recipient: 'invalid_recipient', delegate: 'invalid_recipient' } },
     },
     async (request, reply) => {
       const body = request.body;
@@ -154,8 +155,8 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
     '/shops/:shop_id/terms',
     { schema: { params: ShopParams, response: { 200: TermsSchema } }, config: { auth: SESSION_OR_KEY } },
     async (request) => {
-      await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
-      return shopTerms(catalogue);
+      const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      return shopTerms(catalogue, await listMerchantFeeTerms(db, access.merchantId));
     },
   );
 
@@ -169,7 +170,7 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
       {
         schema: { params: ShopParams, body: RecipientBody },
         config: {
-          auth: SESSION_ONLY,
+          auth: SESSION_FRESH_MFA,
           idempotent: true,
           fieldErrors: { address: family === 'solana' ? 'invalid_solana_address' : 'invalid_tron_address' },
         },

@@ -1,4 +1,5 @@
-import type { Catalogue, FeeTerms, NetworkFamily } from '../catalogue/index.js';
+import type { Catalogue, FeeKind, FeeTerms, NetworkFamily } from '../catalogue/index.js';
+import type { MerchantFeeTermsRow } from './merchant-controls.repository.js';
 
 export interface FeeTermsRecord {
   bps: number;
@@ -20,21 +21,23 @@ export interface NetworkTermsRecord {
 }
 
 /**
- * GET /shops/{id}/terms: the catalogue's fee and sweep terms for each network
- * the shop can use (those of the public list). Terms are per network, the same
- * for every shop, until operators get per-merchant terms.
+ * GET /shops/{id}/terms: the fee and sweep terms for each network the shop
+ * can use (those of the public list): the catalogue's, except where operator
+ * staff set the merchant's own fee terms (admin PATCH /merchants/{id}/fees),
+ * which are what new issuances take.
  */
-export function shopTerms(catalogue: Catalogue): NetworkTermsRecord[] {
+export function shopTerms(catalogue: Catalogue, merchantFeeTerms: readonly MerchantFeeTermsRow[] = []): NetworkTermsRecord[] {
   return catalogue.publicNetworks().flatMap((listed) => {
     const network = catalogue.network(listed.chain_id);
     if (network === undefined) return [];
+    const fees = (kind: FeeKind): FeeTerms => merchantFeeTerms.find((terms) => terms.chainId === network.chainId && terms.kind === kind) ?? network.fees[kind];
     return [
       {
         chain_id: network.chainId,
         name: network.name,
         family: network.family,
-        invoice: feeTermsRecord(network.fees.invoice),
-        deposit: feeTermsRecord(network.fees.deposit),
+        invoice: feeTermsRecord(fees('invoice')),
+        deposit: feeTermsRecord(fees('deposit')),
         sweep_threshold: network.sweep.sweepThreshold,
         minimum_sweep: network.sweep.minimumSweep,
         maximum_sweep: network.sweep.maximumSweep,

@@ -176,3 +176,15 @@ export async function postponePayouts(trx: Tx, ids: readonly string[], now: Date
   if (ids.length === 0) return;
   await trx.updateTable('payouts').set({ next_attempt_at: until, updated_at: now }).where('id', 'in', [...ids]).execute();
 }
+
+/** Live payouts of a network parked until its relayer can pay gas (`gas.wait`): what the operator should fund. */
+export async function countWaitingGasPayouts(executor: Executor, chainId: number): Promise<number> {
+  const row = await executor
+    .selectFrom('payouts')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('chain_id', '=', chainId)
+    .where('sandbox', '=', false)
+    .where('status', '=', 'waiting_gas')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

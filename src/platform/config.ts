@@ -27,6 +27,8 @@ export interface Config {
   /** 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
   readonly rateLimitWritesPerMinute: number;
+  /** How long after a session's last second-factor check a sensitive change is allowed (SPEC "Authentication" 6). */
+  readonly mfaFreshMinutes: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: Object.freeze(trustProxy(env)),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     rateLimitWritesPerMinute: integer(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 120, 0, 10_000_000),
+    mfaFreshMinutes: integer(env, 'MFA_FRESH_MINUTES', 10, 1, 24 * 60),
     logLevel: logLevel as Config['logLevel'],
   });
 }

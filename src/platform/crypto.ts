@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** A random v4 UUID: the identifier of every record (SPEC conventions). */
 export function newId(): string {
@@ -37,6 +37,16 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v1', iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  }
+
+  /**
+   * HMAC-SHA256 of `value` under a subkey of SECRET_KEY for `purpose`, hex.
+   * For short secrets (one-time codes) that a plain hash would not protect:
+   * without the key, a leaked digest cannot be brute-forced.
+   */
+  digest(purpose: string, value: string): string {
+    const subkey = Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), `ivory:${purpose}`, 32));
+    return createHmac('sha256', subkey).update(value).digest('hex');
   }
 
   open(sealed: string): string {

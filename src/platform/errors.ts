@@ -81,6 +81,10 @@ const STATUS_BY_CODE = {
   invalid_simulation: 400,
   invalid_cursor: 400,
   invalid_state: 400, // the operation does not apply in the resource's current state
+  invalid_reason: 400, // operator API: a block reason empty or over 500 characters
+  invalid_limits: 400, // operator API: a limit override not a whole number in range
+  invalid_fee_terms: 400, // operator API: fee terms the catalogue would refuse (details name the network, kind and field)
+  invalid_code: 400, // a TOTP code wrong, malformed or already used, or a recovery code unknown or used (decision 0011)
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

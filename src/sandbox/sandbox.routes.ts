@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { requireShopAccess } from '../merchants/index.js';
 import { replyIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_ONLY, SESSION_OR_WRITE_KEY } from '../platform/http/principal.js';
+import { SESSION_FRESH_MFA, SESSION_OR_WRITE_KEY } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { resetSandbox } from './reset-sandbox.js';
 import { simulateSandboxEvent } from './simulate-sandbox-event.js';
@@ -35,7 +35,7 @@ export async function sandboxRoutes(api: IvoryServer, context: AppContext): Prom
 
   api.post(
     '/shops/:shop_id/sandbox/reset',
-    { schema: { params: ShopParams }, config: { auth: SESSION_ONLY, idempotent: true } },
+    { schema: { params: ShopParams }, config: { auth: SESSION_FRESH_MFA, idempotent: true } },
     async (request, reply) =>
       replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'owner');

@@ -152,6 +152,36 @@ describe('live EVM invoices and deposits on anvil', () => {
     expect(await eventTypes(chain, invoice.id)).toEqual([]);
   });
 
+  it('a group paid on one option, then on the other: the second carries duplicate: true and is never swept', async () => {
+    const recipient = newRecipient();
+    const shop = await liveShop(chain.app, recipient);
+    const created = await chain.app.request({
+      method: 'POST',
+      url: `/api/v1/shops/${shop.shopId}/invoices`,
+      headers: authed(shop.token, newIdempotencyKey()),
+      payload: { assets: [{ chain_id: chain.anvil.chainId, token: chain.token }, { chain_id: chain.anvil.chainId, token: chain.otherToken }], amount: '12.5' },
+    });
+    expect(created.statusCode).toBe(202);
+    await chain.app.jobs.drain();
+    const group = await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${created.json<{ id: string }>().id}`, headers: authed(shop.token) });
+    const [first, second] = group.json<{ options: Array<{ id: string; address: string }> }>().options;
+    if (first === undefined || second === undefined) throw new Error('a group of two options');
+
+    await pay(chain, first.address, usd(12.5));
+    await mineAndSettle(chain);
+    await mineAndSettle(chain);
+    expect(await balanceOf(chain, recipient)).toBe(usd(12.5) - fee(usd(12.5)));
+
+    await pay(chain, second.address, usd(12.5), chain.otherToken);
+    await mineAndSettle(chain);
+    await mineAndSettle(chain);
+    const duplicate = (await eventsOf(chain, second.id)).find((event) => event.type === 'transfer.confirmed');
+    expect(duplicate?.data.duplicate).toBe(true);
+    expect((await eventTypes(chain, second.id)).some((type) => type.startsWith('payout.'))).toBe(false);
+    expect(await balanceOf(chain, second.address, chain.otherToken)).toBe(usd(12.5)); // stays at the address
+    expect(await balanceOf(chain, recipient, chain.otherToken)).toBe(0n);
+  });
+
   it('a deposit sweeps whenever its confirmed balance reaches the threshold, twice', async () => {
     const recipient = newRecipient();
     const shop = await liveShop(chain.app, recipient);

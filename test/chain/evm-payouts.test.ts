@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { encodeAbiParameters, keccak256, parseEventLogs, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type IvoryApp } from '../../src/app.js';
-import type { AddressRequest, ChainAdapter } from '../../src/chains/index.js';
+import type { ChainAdapter } from '../../src/chains/index.js';
 import { deployContracts, deployTestStablecoin, depositForwarderFactoryAbi, invoiceForwarderFactoryAbi, testStablecoinAbi } from '../../src/chains/evm/contracts/index.js';
 import { createEvmChainAdapter, type EvmChainAdapter, type EvmChainAdapterDeps } from '../../src/chains/evm/evm-adapter.js';
 import type { EvmNetwork } from '../../src/chains/evm/evm-network.js';
@@ -16,7 +15,7 @@ import { listPayoutTransactions } from '../../src/chains/evm/payouts/index.js';
 import { ensureRelayer, importRelayerKey, relayerStatus } from '../../src/chains/evm/relayer/index.js';
 import { loadCatalogue } from '../../src/catalogue/index.js';
 import { recordTransfer } from '../../src/issuances/index.js';
-import { confirmPayout, revertPayout } from '../../src/payouts/index.js';
+import { confirmPayout, recordFailedSweep, revertPayout } from '../../src/payouts/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { inTransaction, type DatabaseHandle } from '../../src/platform/database/database.js';
@@ -45,12 +44,7 @@ let catalogueDir: string;
 const liveAdapters = new Map<number, ChainAdapter>();
 const ledgerCalls: { call: string; payoutId: string; txHash?: string }[] = [];
 
-/**
- * The real ledger behind the port: confirm and revert are the issuances
- * module's; `sweepFailed` is a stand-in (the ledger has no such transition for
- * a `sent` payout yet): the payout goes back to the send queue, unless it has
- * moved on to another transaction.
- */
+/** The real payouts ledger behind the port, with the calls it received recorded. */
 const ledger: PayoutLedger = {
   async confirmPayout(trx, now, payout) {
     ledgerCalls.push({ call: 'confirm', ...payout });
@@ -62,13 +56,7 @@ const ledger: PayoutLedger = {
   },
   async sweepFailed(trx, now, payout) {
     ledgerCalls.push({ call: 'sweepFailed', ...payout });
-    await trx
-      .updateTable('payouts')
-      .set({ status: 'scheduled', tx_hash: null, attempts: sql`attempts + 1`, last_error: 'sweep attempt failed', next_attempt_at: now, updated_at: now })
-      .where('id', '=', payout.payoutId)
-      .where('status', 'in', ['sending', 'sent'])
-      .where((where) => where.or([where('tx_hash', 'is', null), where('tx_hash', '=', payout.txHash)]))
-      .execute();
+    await recordFailedSweep(trx, { now }, payout);
   },
 };
 
@@ -76,33 +64,10 @@ function adapterDeps(extra: Partial<EvmChainAdapterDeps> = {}): EvmChainAdapterD
   return { db: database.db, secrets: app.context.secrets, clock, network, log: silent, ledger, tuning: { bumpAfterMs: 60_000 }, ...extra };
 }
 
-/**
- * Until the allocation job passes the forwarder terms (AddressRequest's new
- * fields), the test deployment fills them from the issuance row, as the job will.
- */
-function withTerms(adapter: EvmChainAdapter): ChainAdapter {
-  return {
-    name: adapter.name,
-    async allocateAddress(request: AddressRequest) {
-      const row = await database.db.selectFrom('issuances').selectAll().where('id', '=', request.issuanceId).executeTakeFirstOrThrow();
-      return adapter.allocateAddress({
-        ...request,
-        recipient: row.recipient ?? undefined,
-        delegate: row.delegate,
-        amount: row.amount === null ? null : BigInt(row.amount),
-        tokenDecimals: row.token_decimals,
-        feeBps: row.fee_bps,
-        feeMinimum: BigInt(row.fee_minimum),
-        feeMaximum: BigInt(row.fee_maximum),
-      });
-    },
-    sendPayout: (request) => adapter.sendPayout(request),
-  };
-}
 
 /** Serves the network with `adapter` from now on: a process restart, as far as the chain and the database can tell. */
 function serveWith(adapter: EvmChainAdapter): EvmChainAdapter {
-  liveAdapters.set(network.chainId, withTerms(adapter));
+  liveAdapters.set(network.chainId, adapter);
   return adapter;
 }
 
@@ -485,8 +450,8 @@ describe('payouts (issue 9 item 5)', () => {
     await anvil.client.request({ method: 'anvil_rollback' as never, params: [CONFIRMATIONS + 1] as never });
     await track(adapter);
     expect(ledgerCalls).toContainEqual({ call: 'revert', payoutId: payout.id });
-    // Today's ledger makes a reverted payout final (issuance reconciling); the redo needs the ledger change in the report.
-    expect((await payoutOf(invoice.id)).status).toBe('reverted');
+    // The ledger redoes it (decision 0008): payout.reverted, and the payout is `sent` again.
+    expect((await payoutOf(invoice.id)).status).toBe('sent');
     await mine(1); // the rebroadcast (or the node's own pool) brings the same transaction back
     await mine(CONFIRMATIONS);
     await track(adapter);

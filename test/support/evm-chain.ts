@@ -150,7 +150,7 @@ export async function createLiveInvoice(harness: ChainHarness, shop: { shopId: s
   });
   if (response.statusCode !== 202) throw new Error(`create live invoice: ${response.statusCode} ${response.body}`);
   await harness.app.jobs.drain();
-  return readIssuance(harness, shop, response.json<{ id: string }>().id, 'invoices');
+  return readIssuance(harness, shop, response.json<{ id: string }>().id);
 }
 
 export async function createLiveDeposit(harness: ChainHarness, shop: { shopId: string; token: string }) {
@@ -162,11 +162,11 @@ export async function createLiveDeposit(harness: ChainHarness, shop: { shopId: s
   });
   if (response.statusCode !== 202) throw new Error(`create live deposit: ${response.statusCode} ${response.body}`);
   await harness.app.jobs.drain();
-  return readIssuance(harness, shop, response.json<{ id: string }>().id, 'deposits');
+  return readIssuance(harness, shop, response.json<{ id: string }>().id);
 }
 
-export async function readIssuance(harness: ChainHarness, shop: { shopId: string; token: string }, id: string, kind: 'invoices' | 'deposits' = 'invoices') {
-  const response = await harness.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/${kind}/${id}`, headers: authed(shop.token) });
+export async function readIssuance(harness: ChainHarness, shop: { shopId: string; token: string }, id: string) {
+  const response = await harness.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${id}`, headers: authed(shop.token) });
   if (response.statusCode !== 200) throw new Error(`read issuance: ${response.statusCode} ${response.body}`);
   return response.json<{ id: string; status: string; address: string; received: string; amount: string | null; payout_tx_hash: string | null; cancelled_at: string | null }>();
 }

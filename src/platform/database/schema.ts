@@ -1,4 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
+/** Table types of modules that keep their own (`chains/evm`) describe columns with it. */
+export type { ColumnType } from 'kysely';
 
 /**
  * The Kysely view of every table. Each module owns its tables (and their
@@ -22,7 +24,13 @@ export interface UsersTable {
   blocked_at: NullableTimestamp;
   blocked_reason: string | null;
   created_at: CreatedAt;
+  // SPEC "Profile" preferences (migrations/202611230050_email_sign_in.sql).
+  theme: Generated<Theme>;
+  language: Generated<Language>;
 }
+
+export type Theme = 'dark' | 'light' | 'system';
+export type Language = 'en' | 'ru';
 
 export interface IdentitiesTable {
   id: string;
@@ -43,6 +51,27 @@ export interface SessionsTable {
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
   mfa_at: NullableTimestamp;
+  // Wrong second-factor codes in this session (migrations/202611230060_totp.sql).
+  mfa_failures: Generated<number>;
+}
+
+/** TOTP and recovery codes (migrations/202611230060_totp.sql). */
+export interface TotpFactorsTable {
+  user_id: string;
+  secret_sealed: string | null;
+  confirmed_at: NullableTimestamp;
+  pending_secret_sealed: string | null;
+  pending_created_at: NullableTimestamp;
+  last_used_step: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_digest: string;
+  created_at: CreatedAt;
+  used_at: NullableTimestamp;
 }
 
 export interface WalletChallengesTable {
@@ -131,6 +160,8 @@ export interface PlatformTables {
   users: UsersTable;
   identities: IdentitiesTable;
   sessions: SessionsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
   wallet_challenges: WalletChallengesTable;
   merchants: MerchantsTable;
   grants: GrantsTable;
@@ -360,5 +391,67 @@ export interface IssuanceTables {
 }
 // ── end issuances ───────────────────────────────────────────────────────────
 
+// ── e-mail sign-in and the mail outbox (migrations/202611230050_email_sign_in.sql)
+export interface EmailChallengesTable {
+  id: string;
+  subject: string;
+  address: string;
+  code_digest: string;
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  consumed_at: NullableTimestamp;
+}
+
+export type MailStatus = 'pending' | 'sent' | 'failed';
+
+export interface MailOutboxTable {
+  id: string;
+  recipient: string;
+  subject: string;
+  body_sealed: string | null;
+  status: Generated<MailStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  expires_at: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  sent_at: NullableTimestamp;
+}
+
+export interface SignInTables {
+  email_challenges: EmailChallengesTable;
+  mail_outbox: MailOutboxTable;
+}
+
+// ── admin: merchant fee terms (202611230040) and the audit log (202611230041)
+export interface MerchantFeeTermsTable {
+  merchant_id: string;
+  chain_id: number;
+  kind: 'invoice' | 'deposit';
+  bps: number;
+  minimum: Numeric;
+  maximum: Numeric;
+  updated_at: Timestamp;
+}
+
+export interface AdminAuditEntriesTable {
+  id: string;
+  sequence: Generated<string>;
+  actor: string;
+  source: 'api' | 'cli';
+  actor_ip: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  details: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface AdminTables {
+  merchant_fee_terms: MerchantFeeTermsTable;
+  admin_audit_entries: AdminAuditEntriesTable;
+}
+
 // Modules add their table interfaces above and join them here.
-export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables {}
+export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables, SignInTables, AdminTables {}

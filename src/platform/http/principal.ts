@@ -11,7 +11,10 @@ export interface SessionPrincipal {
   readonly userId: string;
   readonly csrfToken: string;
   readonly expiresAt: Date;
+  /** When this session last passed the second factor (TOTP verify, recovery code). */
   readonly mfaAt: Date | null;
+  /** The user has a confirmed second factor (SPEC "Authentication" 6); absent means none. */
+  readonly mfaEnrolled?: boolean;
 }
 
 export interface ApiKeyPrincipal {
@@ -32,15 +35,39 @@ export type PrincipalResolver = (token: string, clientIp: string) => Promise<Pri
 /**
  * What a route accepts (SPEC "Endpoints", Auth column). `session`: a session
  * may call it. `key`: an API key may, with that exact scope (`any` for no
- * particular scope); absent means session-only.
+ * particular scope); absent means session-only. `mfa` (sessions of users with
+ * a second factor only; decision 0011): absent, the session must have passed
+ * the factor; `exempt`, it need not (sign-in ceremony, /me); `fresh`, it must
+ * have passed it within the configured window (sensitive changes).
  */
-export type AuthRequirement = 'none' | { readonly session: boolean; readonly key?: Scope | 'any' };
+export type AuthRequirement =
+  | 'none'
+  | { readonly session: boolean; readonly key?: Scope | 'any'; readonly mfa?: 'exempt' | 'fresh' };
 
 export const PUBLIC: AuthRequirement = 'none';
 export const SESSION_ONLY: AuthRequirement = { session: true };
 export const SESSION_OR_KEY: AuthRequirement = { session: true, key: 'any' };
 export const SESSION_OR_READ_KEY: AuthRequirement = { session: true, key: 'read' };
 export const SESSION_OR_WRITE_KEY: AuthRequirement = { session: true, key: 'write' };
+/** Session routes of the MFA ceremony itself, reachable before the second factor. */
+export const SESSION_MFA_EXEMPT: AuthRequirement = { session: true, mfa: 'exempt' };
+/** Sensitive changes: a session whose second factor was passed within the window. */
+export const SESSION_FRESH_MFA: AuthRequirement = { session: true, mfa: 'fresh' };
+
+/**
+ * Whether a session meets a route's MFA requirement at `now` (SPEC
+ * "Authentication" 6). A user without a second factor always does.
+ */
+export function meetsMfaRequirement(
+  session: Pick<SessionPrincipal, 'mfaAt' | 'mfaEnrolled'>,
+  requirement: 'completed' | 'exempt' | 'fresh',
+  now: Date,
+  freshWindowMs: number,
+): boolean {
+  if (session.mfaEnrolled !== true || requirement === 'exempt') return true;
+  if (session.mfaAt === null) return false;
+  return requirement === 'completed' || now.getTime() - session.mfaAt.getTime() <= freshWindowMs;
+}
 
 /** A stable bucket name for per-principal counters (rate limits, idempotency scope). */
 export function principalBucket(principal: Principal): string {

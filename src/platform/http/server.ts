@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from '../clock.js';
 import { IvoryError, errorEnvelope, statusOf, type ErrorCode } from '../errors.js';
 import type { AuthRequirement, Principal, PrincipalResolver } from './principal.js';
-import { principalBucket } from './principal.js';
+import { meetsMfaRequirement, principalBucket } from './principal.js';
 import type { RateLimiter } from './rate-limit.js';
 import { readIdempotencyKey } from './idempotency.js';
 
@@ -45,6 +45,8 @@ export interface HttpCoreOptions {
   readonly rateLimiter: RateLimiter;
   readonly clock: Clock;
   readonly bodyLimit?: number;
+  /** Sensitive changes need the session's second factor passed within this (SPEC "Authentication" 6). */
+  readonly mfaFreshWindowMs?: number;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -103,7 +105,10 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
       throw new IvoryError('rate_limited');
     }
 
-    if (auth !== undefined && auth !== 'none') enforceAuth(auth, request.principal);
+    if (auth !== undefined && auth !== 'none') {
+      enforceAuth(auth, request.principal);
+      enforceMfa(auth, request.principal, options.clock.now(), options.mfaFreshWindowMs ?? DEFAULT_MFA_FRESH_WINDOW_MS);
+    }
     if (request.routeOptions.config.idempotent === true) readIdempotencyKey(request);
   });
 
@@ -143,6 +148,14 @@ function enforceAuth(auth: Exclude<AuthRequirement, 'none'>, principal: Principa
   // (SPEC "Authentication" 3: `write` does not imply `read`).
   if (auth.key === undefined) throw new IvoryError('forbidden');
   if (auth.key !== 'any' && !principal.scopes.includes(auth.key)) throw new IvoryError('forbidden');
+}
+
+const DEFAULT_MFA_FRESH_WINDOW_MS = 10 * 60 * 1000;
+
+/** SPEC "Authentication" 6: 403 mfa_required until the session has passed its user's second factor (decision 0011). */
+function enforceMfa(auth: Exclude<AuthRequirement, 'none'>, principal: Principal | null, now: Date, freshWindowMs: number): void {
+  if (principal?.kind !== 'session') return;
+  if (!meetsMfaRequirement(principal, auth.mfa ?? 'completed', now, freshWindowMs)) throw new IvoryError('mfa_required');
 }
 
 function sendError(error: FastifyError | IvoryError, request: FastifyRequest, reply: FastifyReply): FastifyReply {

@@ -1,5 +1,4 @@
-import type { ColumnType } from 'kysely';
-import type { CreatedAt, NullableTimestamp, Numeric, Timestamp } from '../../../platform/database/schema.js';
+import type { ColumnType, CreatedAt, NullableTimestamp, Numeric, Timestamp } from '../../../platform/database/schema.js';
 
 /**
  * The Kysely view of the EVM tables (migration 202611230020_evm_relayer).

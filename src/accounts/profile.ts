@@ -1,0 +1,44 @@
+import type { Language, Theme } from '../platform/database/schema.js';
+
+export const THEMES: readonly Theme[] = ['dark', 'light', 'system'];
+export const LANGUAGES: readonly Language[] = ['en', 'ru'];
+/** SPEC leaves it open ("Limits": not shown); as merchant names, in code points. */
+export const MAX_DISPLAY_NAME_LENGTH = 100;
+
+const CONTROL = /\p{Cc}/u;
+
+/** SPEC "Profile" as GET and PATCH /profile answer it. */
+export interface ProfileView {
+  readonly display_name: string;
+  readonly preferences: { readonly theme: Theme; readonly language: Language };
+  readonly avatar_url: string;
+  readonly created_at: string;
+}
+
+export interface ProfileRow {
+  readonly displayName: string;
+  readonly theme: Theme;
+  readonly language: Language;
+  readonly createdAt: Date;
+}
+
+export function profileView(profile: ProfileRow): ProfileView {
+  return {
+    display_name: profile.displayName,
+    preferences: { theme: profile.theme, language: profile.language },
+    // Avatars are not stored yet (issue 10, item 6, another change): always SPEC's "empty".
+    avatar_url: '',
+    created_at: profile.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A display name: trimmed, at most 100 code points, no control characters
+ * (line breaks included). Empty is allowed: it clears the name. Undefined
+ * when invalid.
+ */
+export function parseDisplayName(raw: string): string | undefined {
+  const name = raw.trim();
+  if ([...name].length > MAX_DISPLAY_NAME_LENGTH || CONTROL.test(name)) return undefined;
+  return name;
+}

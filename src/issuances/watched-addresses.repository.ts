@@ -1,0 +1,37 @@
+import { sql } from 'kysely';
+import type { Executor } from '../platform/database/database.js';
+
+/** A live EVM issuance's payment address, as a chain watcher matches incoming transfers against it. */
+export interface WatchedIssuanceAddress {
+  readonly issuanceId: string;
+  /** Lower-case 0x address. */
+  readonly address: string;
+  /** Lower-case token contract. */
+  readonly token: string;
+  /** When the row last changed: the cursor of incremental loads. */
+  readonly allocatedAt: Date;
+}
+
+/**
+ * Every live EVM issuance of `chainId` that has an address, in (updated_at,
+ * id) order after `after` (all when null). The address is set once, with
+ * `updated_at`; later changes only re-deliver a row the watcher already
+ * knows. Cancelled and settled issuances stay watched: SPEC keeps their
+ * addresses monitored (late transfers, cancelled invoices paid anyway).
+ */
+export async function listWatchedAddresses(
+  executor: Executor,
+  chainId: number,
+  after: { readonly allocatedAt: Date; readonly issuanceId: string } | null,
+): Promise<WatchedIssuanceAddress[]> {
+  let query = executor
+    .selectFrom('issuances')
+    .select(['id', 'address', 'token', 'updated_at'])
+    .where('chain_id', '=', chainId)
+    .where('family', '=', 'evm')
+    .where('sandbox', '=', false)
+    .where('address', 'is not', null);
+  if (after !== null) query = query.where(sql<boolean>`(updated_at, id) > (${after.allocatedAt}, ${after.issuanceId}::uuid)`);
+  const rows = await query.orderBy('updated_at').orderBy('id').execute();
+  return rows.map((row) => ({ issuanceId: row.id, address: (row.address ?? '').toLowerCase(), token: row.token.toLowerCase(), allocatedAt: row.updated_at }));
+}

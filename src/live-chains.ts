@@ -1,0 +1,68 @@
+import type { ListLiveNetworks } from './admin/index.js';
+import type { Catalogue } from './catalogue/index.js';
+import { startEvmChains, type ChainPayoutLedger, type EvmChains, type TransferLedger } from './chains/index.js';
+import { closeInvoiceOnChain, listWatchedAddresses, recordTransfer } from './issuances/index.js';
+import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout } from './payouts/index.js';
+import type { Clock } from './platform/clock.js';
+import type { SecretBox } from './platform/crypto.js';
+import type { Db } from './platform/database/database.js';
+import type { IvoryServer } from './platform/http/server.js';
+
+/**
+ * What the chain watchers and relayers may do to the ledger, wired here so
+ * that `chains/` imports no business module (ARCHITECTURE "Boundaries").
+ */
+const transferLedger: TransferLedger = {
+  async recordTransfer(trx, now, transfer) {
+    await recordTransfer(trx, { now }, transfer);
+  },
+  watchedAddresses: listWatchedAddresses,
+};
+
+const payoutLedger: ChainPayoutLedger = {
+  async confirmPayout(trx, now, input) {
+    const outcome = await confirmPayout(trx, { now }, input);
+    // SPEC: the sweep is the invoice's closing on chain (funded → settled, invoice.closed).
+    // A deposit, or an invoice already settled, refuses it: nothing changes.
+    if (outcome.outcome === 'recorded') await closeInvoiceOnChain(trx, now, outcome.payout.issuanceId);
+  },
+  async revertPayout(trx, now, input) {
+    await revertPayout(trx, { now }, input);
+  },
+  async sweepFailed(trx, now, input) {
+    await recordFailedSweep(trx, { now }, input);
+  },
+};
+
+/** The live EVM networks of the catalogue, their workers, and what the operator sees of them. */
+export async function startLiveChains(deps: {
+  readonly db: Db;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly catalogue: Catalogue;
+  readonly log: IvoryServer['log'];
+}): Promise<{ readonly evm: EvmChains; readonly listLiveNetworks: ListLiveNetworks }> {
+  const evm = await startEvmChains({
+    db: deps.db,
+    secrets: deps.secrets,
+    clock: deps.clock,
+    log: deps.log,
+    networks: deps.catalogue.networks(),
+    transferLedger,
+    payoutLedger,
+  });
+  const listLiveNetworks: ListLiveNetworks = async () =>
+    Promise.all(
+      (await evm.status()).map(async (network) => ({
+        chain_id: network.chainId,
+        name: network.name,
+        relayer_address: network.relayerAddress,
+        relayer_balance: network.relayerBalance === null ? null : network.relayerBalance.toString(),
+        payouts_waiting_gas: await countWaitingGasPayouts(deps.db, network.chainId),
+        head_block: network.headBlock === null ? null : Number(network.headBlock),
+        last_scanned_block: network.lastScannedBlock === null ? null : Number(network.lastScannedBlock),
+        confirmations: network.confirmations,
+      })),
+    );
+  return { evm, listLiveNetworks };
+}

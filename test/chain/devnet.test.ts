@@ -1,0 +1,176 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPublicClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+
+// Issue 9 Deliver 7: `npm run devnet` lets a newcomer pay an invoice locally, and Ctrl-C stops
+// everything. Runs `node scripts/devnet.mjs` as `npm run devnet` does after its build
+// (test/global-setup.ts built dist/; the script itself never builds), follows what it prints,
+// then sends SIGINT and checks that anvil and Ivory are gone.
+
+const root = path.resolve(import.meta.dirname, '../..');
+const RECIPIENT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'; // anvil account #3, as devnet.mjs uses
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+interface Issuance {
+  readonly id: string;
+  readonly status: string;
+  readonly address: string | null;
+  readonly received: string;
+  readonly payout_tx_hash: string | null;
+}
+
+describe('npm run devnet', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ivory-devnet-'));
+  let devnet: ChildProcess | undefined;
+  const childPids: number[] = [];
+
+  afterAll(async () => {
+    // Whatever happened, leave nothing running: the children run in their own process groups.
+    for (const pid of childPids) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    if (devnet !== undefined && devnet.exitCode === null && devnet.signalCode === null) devnet.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts anvil and Ivory, takes an invoice paid with devnet-pay.mjs to settled, and stops everything on SIGINT', async () => {
+    const ivoryPort = await freePort();
+    const anvilPort = await freePort();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: os.tmpdir(),
+      PORT: String(ivoryPort),
+      DEVNET_ANVIL_PORT: String(anvilPort),
+      DEVNET_DATA_DIR: dataDir,
+    };
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'devnet.mjs')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    devnet = child;
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+
+    // 1. "Ivory devnet is up", with the API key, the shop, the token and both children's pids.
+    await until(
+      'devnet is up',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`devnet exited with ${child.exitCode}:\n${output}`);
+        return output.includes('Ivory devnet is up') ? true : undefined;
+      },
+      45_000,
+    );
+    const apiKey = /API key\s+(ivk_\S+)/.exec(output)?.[1];
+    const shopId = /\(shop ([0-9a-f-]{36})\)/.exec(output)?.[1];
+    const token = /TUSD (0x[0-9a-fA-F]{40})/.exec(output)?.[1];
+    const ivoryPid = Number(/Ivory pid (\d+)/.exec(output)?.[1]);
+    const anvilPid = Number(/anvil pid (\d+)/.exec(output)?.[1]);
+    expect({ apiKey, shopId, token }, output).toEqual({ apiKey: expect.any(String), shopId: expect.any(String), token: expect.any(String) });
+    childPids.push(ivoryPid, anvilPid);
+    expect(alive(ivoryPid) && alive(anvilPid)).toBe(true);
+    expect(output).toContain(`DEVNET_DATA_DIR=${dataDir} node scripts/devnet-pay.mjs <address> 25`);
+
+    // 2. The invoice, created exactly as printed.
+    const api = `http://localhost:${ivoryPort}/api/v1/shops/${shopId}`;
+    const headers = { authorization: `Bearer ${apiKey}` };
+    const created = await fetch(`${api}/invoices`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': `devnet-test-${Date.now()}` },
+      body: JSON.stringify({ chain_id: 31337, token, amount: '25000000' }),
+    });
+    expect(created.status, await created.clone().text()).toBe(202);
+    const invoice = (await created.json()) as Issuance;
+    expect(invoice.status).toBe('registering');
+    const read = async (): Promise<Issuance> => (await (await fetch(`${api}/issuances/${invoice.id}`, { headers })).json()) as Issuance;
+    const open = await until('invoice open with an address', async () => {
+      const current = await read();
+      return current.status === 'open' && current.address !== null ? current : undefined;
+    }, 10_000);
+
+    // 3. Paid from the funded test account with the printed command.
+    const pay = spawn(process.execPath, [path.join(root, 'scripts', 'devnet-pay.mjs'), open.address ?? '', '25'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let payOutput = '';
+    pay.stdout.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
+    pay.stderr.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
+    expect((await exited(pay)).code, payOutput).toBe(0);
+    expect(payOutput).toContain(`paid 25 TUSD to ${open.address}`);
+
+    // 4. funded → settled with the sweep's hash, within seconds (2 confirmations of 1-second blocks).
+    const settled = await until('invoice settled', async () => {
+      const current = await read();
+      return current.status === 'settled' ? current : undefined;
+    }, 15_000);
+    expect(settled.received).toBe('25000000');
+    expect(settled.payout_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const chain = createPublicClient({ transport: http(`http://127.0.0.1:${anvilPort}`) });
+    const receipt = await chain.getTransactionReceipt({ hash: settled.payout_tx_hash as Hex });
+    expect(receipt.status).toBe('success');
+    // LEDGER "Invoices": the recipient gets amount − fee (50 bps of 25 TUSD = 0.125 TUSD).
+    const paid = await chain.readContract({ address: getAddress(token ?? ''), abi: erc20Abi, functionName: 'balanceOf', args: [RECIPIENT] });
+    expect(paid).toBe(24_875_000n);
+
+    // 5. Ctrl-C: devnet stops both children, waits for them and exits 0.
+    child.kill('SIGINT');
+    expect(await exited(child)).toEqual({ code: 0, signal: null });
+    expect(alive(ivoryPid)).toBe(false);
+    expect(alive(anvilPid)).toBe(false);
+    expect(await listening(anvilPort)).toBe(false); // the anvil binary under its npm wrapper too
+    expect(await listening(ivoryPort)).toBe(false);
+  }, 75_000);
+});
