@@ -1,3 +1,4 @@
+import { allocationJobs } from './allocation/index.js';
 import { catalogueRoutes } from './catalogue/index.js';
 import { checkoutPageRoutes, checkoutRoutes } from './checkout/index.js';
 import { issuanceJobs, issuancesRoutes } from './issuances/index.js';
@@ -33,6 +34,7 @@ export const modules: readonly IvoryModule[] = [
   { name: 'webhooks', routes: webhooksRoutes },
   { name: 'webhook-delivery', jobs: webhookDeliveryJobs },
   { name: 'issuances', routes: issuancesRoutes, jobs: issuanceJobs },
+  { name: 'allocation', jobs: allocationJobs },
   { name: 'payouts', jobs: payoutJobs },
   { name: 'sandbox', routes: sandboxRoutes },
   { name: 'payments', routes: paymentsRoutes },

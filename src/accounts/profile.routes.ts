@@ -76,7 +76,8 @@ export async function profileRoutes(api: IvoryServer, context: AppContext): Prom
 
   api.delete(
     '/identities/:id',
-    { schema: { params: IdentityParams, response: { 200: Type.Object({ ok: Type.Literal(true) }) } }, config: { auth: SESSION_ONLY } },
+    // SPEC "Errors": an unknown identity is 400 not_found here.
+    { schema: { params: IdentityParams, response: { 200: Type.Object({ ok: Type.Literal(true) }) } }, config: { auth: SESSION_ONLY, notFoundStatus: 400 } },
     async (request) => {
       await unlinkIdentity(context.db, userOf(request), request.params.id);
       return { ok: true as const };

@@ -12,12 +12,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * unlinks cannot remove the last two methods together.
  */
 export async function unlinkIdentity(db: Db, userId: string, identityId: string): Promise<void> {
-  if (!UUID.test(identityId)) throw new IvoryError('not_found', undefined, 400);
+  if (!UUID.test(identityId)) throw new IvoryError('not_found');
   await inTransaction(db, async (trx) => {
     if ((await lockUser(trx, userId)) === undefined) throw new IvoryError('unauthorized');
     const identities = await listIdentities(trx, userId);
-    if (!identities.some((identity) => identity.id === identityId)) throw new IvoryError('not_found', undefined, 400);
+    if (!identities.some((identity) => identity.id === identityId)) throw new IvoryError('not_found');
     if (identities.length === 1) throw new IvoryError('last_login_method');
-    if (!(await deleteIdentity(trx, userId, identityId))) throw new IvoryError('not_found', undefined, 400);
+    if (!(await deleteIdentity(trx, userId, identityId))) throw new IvoryError('not_found');
   });
 }

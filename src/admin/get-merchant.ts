@@ -1,4 +1,5 @@
-import { findMerchantControls, isUuid, listMerchantFeeTerms } from '../merchants/index.js';
+import { findMerchantControls, listMerchantFeeTerms } from '../merchants/index.js';
+import { isUuid } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { adminMerchantView, type AdminMerchantView } from './merchant-view.js';

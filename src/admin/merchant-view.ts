@@ -1,5 +1,5 @@
 import type { NetworkFamily } from '../catalogue/index.js';
-import { activeInvoiceLimit, depositAddressLimit } from '../issuances/index.js';
+import { activeInvoiceLimit, depositAddressLimit } from '../limits/index.js';
 import { teamLimit, type MerchantControlsRow, type MerchantFeeTermsRow } from '../merchants/index.js';
 
 const FAMILIES: readonly NetworkFamily[] = ['evm', 'tron', 'solana'];

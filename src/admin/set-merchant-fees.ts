@@ -1,6 +1,6 @@
 import type { Catalogue, FeeKind, FeeTerms } from '../catalogue/index.js';
 import { deleteMerchantFeeTerms, listMerchantFeeTerms, upsertMerchantFeeTerms } from '../merchants/index.js';
-import { feeFor, parseBaseUnits } from '../money/index.js';
+import { feeFor, parseBaseUnits, units18 } from '../money/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
@@ -78,7 +78,7 @@ function checkChanges(catalogue: Catalogue, changes: readonly FeeTermsChange[]):
     const minimum = parseBaseUnits(change.terms.minimum) ?? fail('minimum');
     const maximum = parseBaseUnits(change.terms.maximum) ?? fail('maximum');
     if (minimum > maximum) fail('minimum');
-    const terms: FeeTerms = { bps, minimum, maximum };
+    const terms: FeeTerms = { bps, minimum: units18(minimum), maximum: units18(maximum) };
     if (change.kind === 'invoice') {
       for (const token of network.tokens) {
         if (feeFor(token.minimumPayment, terms, token.decimals) >= token.minimumPayment) fail('minimum');

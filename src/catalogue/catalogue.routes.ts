@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../app-context.js';
+import type { PublicNetwork } from './network.js';
 import { IvoryError } from '../platform/errors.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
@@ -25,6 +26,8 @@ export const PublicNetworkSchema = Type.Object({
   minimum_payment: Type.String(),
   family: Type.String(),
 });
+// Compile-time guard: the schema must keep every field of the catalogue's public record.
+const _networkFits: (network: PublicNetwork) => Static<typeof PublicNetworkSchema> = (network) => ({ ...network, tokens: [...network.tokens] });
 
 const IconParams = Type.Object({ chain_id: Type.String(), token: Type.String(), hash: Type.String() });
 

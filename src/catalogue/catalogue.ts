@@ -31,30 +31,34 @@ function buildCatalogue(file: string, networks: readonly Network[]): Catalogue {
   const iconPathOf = (chainId: number, token: Token): string | undefined =>
     token.icon === undefined ? undefined : `/token-icons/${chainId}/${encodeURIComponent(token.address)}/${token.icon.hash}`;
 
+  const recordOf = (network: Network): PublicNetwork => ({
+    chain_id: network.chainId,
+    name: network.name,
+    native_symbol: network.nativeSymbol,
+    explorer_url: network.explorerUrl,
+    main_factory: network.mainFactory,
+    invoice_factory: network.invoiceFactory,
+    start_block: network.startBlock,
+    tokens: network.tokens.map((token) => {
+      const iconUrl = iconPathOf(network.chainId, token);
+      return {
+        address: token.address,
+        symbol: token.symbol,
+        decimals: token.decimals,
+        ...(token.ready ? { status: 'ready' as const } : {}),
+        ...(iconUrl === undefined ? {} : { icon_url: iconUrl }),
+      };
+    }),
+    minimum_payment: network.minimumPayment,
+    family: network.family,
+  });
+  // Built once: the catalogue is frozen at load, and checkouts read a record per option.
+  const records = new Map(networks.map((network) => [network.chainId, Object.freeze(recordOf(network))]));
+
   const publicNetworks: readonly PublicNetwork[] = Object.freeze(
     networks
       .filter((network) => network.enabled && network.tokens.some((token) => token.ready))
-      .map((network) => ({
-        chain_id: network.chainId,
-        name: network.name,
-        native_symbol: network.nativeSymbol,
-        explorer_url: network.explorerUrl,
-        main_factory: network.mainFactory,
-        invoice_factory: network.invoiceFactory,
-        start_block: network.startBlock,
-        tokens: network.tokens.map((token) => {
-          const iconUrl = iconPathOf(network.chainId, token);
-          return {
-            address: token.address,
-            symbol: token.symbol,
-            decimals: token.decimals,
-            ...(token.ready ? { status: 'ready' as const } : {}),
-            ...(iconUrl === undefined ? {} : { icon_url: iconUrl }),
-          };
-        }),
-        minimum_payment: network.minimumPayment,
-        family: network.family,
-      })),
+      .map((network) => records.get(network.chainId) as PublicNetwork),
   );
 
   const token = (chainId: number, address: string): Token | undefined => {
@@ -67,6 +71,7 @@ function buildCatalogue(file: string, networks: readonly Network[]): Catalogue {
     networks: () => networks,
     publicNetworks: () => publicNetworks,
     network: (chainId) => byChainId.get(chainId),
+    networkRecord: (chainId) => records.get(chainId) ?? bareRecord(chainId),
     token,
     icon(chainId, address, hash) {
       const icon = token(chainId, address)?.icon;
@@ -79,5 +84,21 @@ function buildCatalogue(file: string, networks: readonly Network[]): Catalogue {
     },
     feeTerms: (chainId, kind) => byChainId.get(chainId)?.fees[kind],
     sweepTerms: (chainId) => byChainId.get(chainId)?.sweep,
+  };
+}
+
+/** A chain gone from the catalogue altogether: a bare record (a page then shows the chain id). */
+function bareRecord(chainId: number): PublicNetwork {
+  return {
+    chain_id: chainId,
+    name: `Chain ${chainId}`,
+    native_symbol: '',
+    explorer_url: '',
+    main_factory: '',
+    invoice_factory: '',
+    start_block: 0,
+    tokens: [],
+    minimum_payment: '0',
+    family: 'evm',
   };
 }

@@ -13,4 +13,4 @@ export type {
   TokenIcon,
 } from './network.js';
 export { decodeBase58, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
-export { catalogueRoutes } from './catalogue.routes.js';
+export { catalogueRoutes, PublicNetworkSchema } from './catalogue.routes.js';

@@ -99,6 +99,12 @@ export interface Catalogue {
   /** SPEC "Network" list: enabled networks with at least one ready token. */
   publicNetworks(): readonly PublicNetwork[];
   network(chainId: number): Network | undefined;
+  /**
+   * The SPEC "Network" record of any chain, as the public list gives it: a
+   * network disabled since (no longer listed) is built the same way, so open
+   * checkouts still render; a chain not in the catalogue gets a bare record.
+   */
+  networkRecord(chainId: number): PublicNetwork;
   /** Address match is case-insensitive on EVM, exact on the base58 families. */
   token(chainId: number, address: string): Token | undefined;
   /** The icon bytes when `hash` is the icon's current hash; otherwise undefined. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { sha256Hex } from '../platform/crypto.js';
-import { feeFor, parseBaseUnits, parseDecimalAmount, type FeeTerms } from '../money/index.js';
+import { feeFor, parseBaseUnits, parseDecimalAmount, units18, type FeeTerms } from '../money/index.js';
 import { checksummedEvmAddress, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
 import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './network.js';
 
@@ -317,7 +317,7 @@ function readFeeTerms(entry: Entry): FeeTerms {
   const maximum = parseBaseUnits(entry.string('maximum'));
   if (maximum === undefined) entry.fail('maximum', 'must be an integer string in 18-decimal units');
   if (minimum > maximum) entry.fail('minimum', 'must not exceed maximum');
-  return Object.freeze({ bps, minimum, maximum });
+  return Object.freeze({ bps, minimum: units18(minimum), maximum: units18(maximum) });
 }
 
 function readSweepTerms(entry: Entry, tokens: readonly TokenDraft[]): SweepTerms {

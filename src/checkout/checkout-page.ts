@@ -1,5 +1,6 @@
+import { paymentUrl } from '../issuances/index.js';
 import { formatDecimal } from '../money/index.js';
-import { checkoutPaymentUrl, checkoutPhase, type Checkout, type CheckoutGroup, type CheckoutOption, type CheckoutPhase } from './checkout.js';
+import { checkoutPhase, type Checkout, type CheckoutGroup, type CheckoutOption, type CheckoutPhase } from './checkout.js';
 import type { FoundCheckout } from './get-checkout.js';
 
 /**
@@ -178,7 +179,7 @@ function groupBody(view: CheckoutGroup, phase: CheckoutPhase, payUrl: string): s
     parts.push(`<p class="label">${view.kind === 'invoice' ? `Pay ${escapeHtml(view.amount)} with one of` : 'Choose a network'}</p>`, '<ul>');
     for (const option of view.options) {
       const label = view.kind === 'invoice' ? tokenAmount(option, option.amount) : tokenSymbol(option);
-      const href = checkoutPaymentUrl(payUrl, option.public_id);
+      const href = paymentUrl(payUrl, option.public_id);
       parts.push(`<li><a href="${escapeHtml(href)}">${escapeHtml(label)} <span class="muted">on ${escapeHtml(option.network.name)}</span></a></li>`);
     }
     parts.push('</ul>');

@@ -1,5 +1,5 @@
-import { Type, type Static } from 'typebox';
-import type { PublicNetwork } from '../catalogue/index.js';
+import { Type } from 'typebox';
+import { PublicNetworkSchema } from '../catalogue/index.js';
 import type { AppContext } from '../app-context.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
@@ -13,30 +13,6 @@ import { getCheckout } from './get-checkout.js';
  * serializer handles without running a validator per value.
  */
 const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
-
-/** SPEC "Network", as GET /networks serializes it. */
-const NetworkSchema = Type.Object({
-  chain_id: Type.Integer(),
-  name: Type.String(),
-  native_symbol: Type.String(),
-  explorer_url: Type.String(),
-  main_factory: Type.String(),
-  invoice_factory: Type.String(),
-  start_block: Type.Integer(),
-  tokens: Type.Array(
-    Type.Object({
-      address: Type.String(),
-      symbol: Type.String(),
-      decimals: Type.Integer(),
-      status: Type.Optional(Type.Literal('ready')),
-      icon_url: Type.Optional(Type.String()),
-    }),
-  ),
-  minimum_payment: Type.String(),
-  family: Type.String(),
-});
-// Compile-time guard: the schema must keep every field of the catalogue's public record.
-const _networkFits: (network: PublicNetwork) => Static<typeof NetworkSchema> = (network) => ({ ...network, tokens: [...network.tokens] });
 
 const BrandingSchema = Type.Object({ name: Type.String(), logo_url: Type.Optional(Type.String()) });
 
@@ -62,7 +38,7 @@ const optionProperties = {
   chain_id: Type.Integer(),
   token: Type.String(),
   token_decimals: Type.Integer(),
-  network: NetworkSchema,
+  network: PublicNetworkSchema,
   amount: Type.String(),
   address: Type.String(),
   tx_hash: Type.String(),
@@ -104,7 +80,7 @@ export async function checkoutRoutes(api: IvoryServer, context: AppContext): Pro
   const deps = { catalogue: context.catalogue, urls: checkoutUrls(context) };
   api.get(
     '/checkout/:public_id',
-    { schema: { params: Params, response: { 200: CheckoutResponseSchema } }, config: { auth: PUBLIC } },
+    { schema: { params: Params, response: { 200: CheckoutResponseSchema } }, config: { auth: PUBLIC, notFoundStatus: 400 } },
     async (request, reply) => {
       const found = await getCheckout(context.db, deps, request.params.public_id);
       // Status moves with every transfer: never let a cache answer for us.

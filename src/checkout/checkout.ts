@@ -1,6 +1,6 @@
-import type { Catalogue, PublicNetwork } from '../catalogue/index.js';
+import type { PublicNetwork } from '../catalogue/index.js';
 import type { Issuance, IssuanceGroup, IssuanceStatus } from '../issuances/index.js';
-import { groupStatus } from '../issuances/index.js';
+import { groupStatus, paymentUrl } from '../issuances/index.js';
 
 /**
  * The public checkout view (SPEC "Checkout", "Checkout group"): pure builders
@@ -73,10 +73,6 @@ export interface CheckoutUrls {
 
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
 
-export function checkoutPaymentUrl(payUrl: string, publicId: string): string {
-  return `${payUrl}/${publicId}`;
-}
-
 export function brandingOf(owner: CheckoutOwner, baseUrl: string): Branding {
   const name = owner.brandingName ?? owner.shopName;
   return owner.brandingLogoAssetId === null ? { name } : { name, logo_url: `${baseUrl}/assets/${owner.brandingLogoAssetId}` };
@@ -91,47 +87,23 @@ function amountOf(amount: bigint | null): string {
   return amount === null ? '0' : amount.toString();
 }
 
-/**
- * The SPEC "Network" record of the option's chain: the public catalogue entry.
- * A network disabled since the issuance was made is no longer public, but its
- * open checkouts must still render: the entry is then built the same way from
- * the full catalogue, and a chain gone from the catalogue altogether gets a
- * bare record (the page then shows the chain id).
- */
-export function networkRecord(catalogue: Catalogue, chainId: number): PublicNetwork {
-  const listed = catalogue.publicNetworks().find((network) => network.chain_id === chainId);
-  if (listed !== undefined) return listed;
-  const network = catalogue.network(chainId);
-  if (network === undefined) {
-    return {
-      chain_id: chainId,
-      name: `Chain ${chainId}`,
-      native_symbol: '',
-      explorer_url: '',
-      main_factory: '',
-      invoice_factory: '',
-      start_block: 0,
-      tokens: [],
-      minimum_payment: '0',
-      family: 'evm',
-    };
-  }
+/** SPEC lists these for a Checkout and a Checkout group alike; `status` is each one's own. */
+function commonFields(
+  record: Issuance | IssuanceGroup,
+  extra: { readonly branding: Branding; readonly merchantName: string },
+): Omit<CheckoutCommon, 'status'> {
   return {
-    chain_id: network.chainId,
-    name: network.name,
-    native_symbol: network.nativeSymbol,
-    explorer_url: network.explorerUrl,
-    main_factory: network.mainFactory,
-    invoice_factory: network.invoiceFactory,
-    start_block: network.startBlock,
-    tokens: network.tokens.map((token) => ({
-      address: token.address,
-      symbol: token.symbol,
-      decimals: token.decimals,
-      ...(token.ready ? { status: 'ready' as const } : {}),
-    })),
-    minimum_payment: network.minimumPayment,
-    family: network.family,
+    public_id: record.publicId,
+    shop_id: record.shopId,
+    kind: record.kind,
+    cancelled_at: iso(record.cancelledAt),
+    disabled_at: iso(record.disabledAt),
+    expires_at: iso(record.expiresAt),
+    description: record.description ?? '',
+    return_url: record.returnUrl ?? '',
+    branding: extra.branding,
+    merchant_name: extra.merchantName,
+    sandbox: record.sandbox,
   };
 }
 
@@ -140,9 +112,7 @@ export function checkoutOption(
   extra: { readonly txHash: string | null; readonly network: PublicNetwork; readonly branding: Branding; readonly merchantName: string },
 ): CheckoutOption {
   return {
-    public_id: issuance.publicId,
-    shop_id: issuance.shopId,
-    kind: issuance.kind,
+    ...commonFields(issuance, extra),
     family: issuance.family,
     chain_id: issuance.chainId,
     token: issuance.token,
@@ -152,21 +122,13 @@ export function checkoutOption(
     // SPEC allows "empty or null" until allocated; always a string is simpler to consume.
     address: issuance.address ?? '',
     status: issuance.status,
-    cancelled_at: iso(issuance.cancelledAt),
-    disabled_at: iso(issuance.disabledAt),
-    expires_at: iso(issuance.expiresAt),
-    description: issuance.description ?? '',
-    return_url: issuance.returnUrl ?? '',
-    branding: extra.branding,
-    merchant_name: extra.merchantName,
-    sandbox: issuance.sandbox,
     tx_hash: extra.txHash ?? '',
     received: issuance.received.toString(),
   };
 }
 
 export function checkoutView(option: CheckoutOption, payUrl: string): Checkout {
-  return { ...option, payment_url: checkoutPaymentUrl(payUrl, option.public_id) };
+  return { ...option, payment_url: paymentUrl(payUrl, option.public_id) };
 }
 
 export function checkoutGroupView(
@@ -178,21 +140,11 @@ export function checkoutGroupView(
   const paid = options.find((option) => option.id === group.paidIssuanceId);
   return {
     group: true,
-    public_id: group.publicId,
-    shop_id: group.shopId,
-    kind: group.kind,
+    ...commonFields(group, extra),
     amount: group.amount ?? '0',
     status: groupStatus(group, options),
-    cancelled_at: iso(group.cancelledAt),
-    disabled_at: iso(group.disabledAt),
-    expires_at: iso(group.expiresAt),
-    description: group.description ?? '',
-    return_url: group.returnUrl ?? '',
-    branding: extra.branding,
-    merchant_name: extra.merchantName,
-    sandbox: group.sandbox,
     paid_public_id: paid?.publicId ?? null,
-    payment_url: checkoutPaymentUrl(extra.payUrl, group.publicId),
+    payment_url: paymentUrl(extra.payUrl, group.publicId),
     options: optionViews,
   };
 }

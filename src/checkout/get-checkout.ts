@@ -1,4 +1,4 @@
-import type { Catalogue, PublicNetwork } from '../catalogue/index.js';
+import type { Catalogue } from '../catalogue/index.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import {
@@ -6,7 +6,6 @@ import {
   checkoutGroupView,
   checkoutOption,
   checkoutView,
-  networkRecord,
   type Checkout,
   type CheckoutGroup,
   type CheckoutUrls,
@@ -23,9 +22,9 @@ const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * GET /checkout/{public_id}: an issuance's checkout, an option's when the id
- * is an option's, or the group's with every option. An unknown id is 400
- * `not_found` (SPEC "Public"); an id that cannot be a public id is refused
- * the same way without a query.
+ * is an option's, or the group's with every option. An unknown id is
+ * `not_found` (the route answers it 400, SPEC "Errors"); an id that cannot be
+ * a public id is refused the same way without a query.
  */
 export async function getCheckout(
   executor: Executor,
@@ -33,7 +32,7 @@ export async function getCheckout(
   publicId: string,
 ): Promise<FoundCheckout> {
   const found = await findCheckout(executor, deps, publicId);
-  if (found === undefined) throw new IvoryError('not_found', undefined, 400);
+  if (found === undefined) throw new IvoryError('not_found');
   return found;
 }
 
@@ -51,7 +50,7 @@ export async function findCheckout(
   if (single !== undefined) {
     const option = checkoutOption(single.issuance, {
       txHash: single.txHash,
-      network: networkOf(catalogue, single.issuance.chainId),
+      network: catalogue.networkRecord(single.issuance.chainId),
       branding: brandingOf(single.owner, urls.baseUrl),
       merchantName: single.owner.merchantName,
     });
@@ -63,7 +62,7 @@ export async function findCheckout(
   const branding = brandingOf(grouped.owner, urls.baseUrl);
   const merchantName = grouped.owner.merchantName;
   const optionViews = grouped.options.map(({ issuance, txHash }) =>
-    checkoutOption(issuance, { txHash, network: networkOf(catalogue, issuance.chainId), branding, merchantName }),
+    checkoutOption(issuance, { txHash, network: catalogue.networkRecord(issuance.chainId), branding, merchantName }),
   );
   const view = checkoutGroupView(
     grouped.group,
@@ -72,21 +71,4 @@ export async function findCheckout(
     { branding, merchantName, payUrl: urls.payUrl },
   );
   return { type: 'group', view };
-}
-
-const networkCache = new WeakMap<Catalogue, Map<number, PublicNetwork>>();
-
-/** The catalogue is frozen at load, so each chain's record is looked up once per catalogue. */
-function networkOf(catalogue: Catalogue, chainId: number): PublicNetwork {
-  let byChain = networkCache.get(catalogue);
-  if (byChain === undefined) {
-    byChain = new Map();
-    networkCache.set(catalogue, byChain);
-  }
-  let record = byChain.get(chainId);
-  if (record === undefined) {
-    record = networkRecord(catalogue, chainId);
-    byChain.set(chainId, record);
-  }
-  return record;
 }

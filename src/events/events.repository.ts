@@ -47,16 +47,6 @@ export async function listIssuanceEvents(executor: Executor, issuanceId: string)
   return rows.map(toStoredEvent);
 }
 
-export async function listShopEvents(executor: Executor, shopId: string): Promise<StoredEvent[]> {
-  const rows = await executor
-    .selectFrom('events')
-    .select(['id', 'shop_id', 'type', 'issuance_id', 'envelope', 'created_at'])
-    .where('shop_id', '=', shopId)
-    .orderBy('sequence')
-    .execute();
-  return rows.map(toStoredEvent);
-}
-
 function toStoredEvent(row: {
   id: string;
   shop_id: string;

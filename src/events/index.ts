@@ -9,4 +9,4 @@ export {
   type EventEnvelope,
   type EventType,
 } from './event.js';
-export { listIssuanceEvents, listShopEvents, type StoredEvent } from './events.repository.js';
+export { listIssuanceEvents, type StoredEvent } from './events.repository.js';

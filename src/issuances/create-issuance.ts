@@ -6,12 +6,11 @@ import { listMerchantFeeTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { enforceDepositAddressLimit, type InvoiceLimitGate } from './enforce-limits.js';
+import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } from '../limits/index.js';
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
 import { insertGroup, insertIssuance } from './issuances.repository.js';
-import { addressesByFamily } from './limits.js';
 import { feeTermsKey, planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
 
 export interface CreateIssuanceDeps {
@@ -62,22 +61,9 @@ export async function createIssuance(
   }
 
   const group: IssuanceGroup = {
-    id: newId(),
-    publicId: newPublicId(),
-    shopId: input.shopId,
-    merchantId: input.merchantId,
-    kind: input.kind,
-    sandbox: input.shop.sandbox,
+    ...newCommon(base),
     amount: normalisedGroupAmount(request, options),
     paidIssuanceId: null,
-    externalId: request.externalId,
-    description: request.description,
-    returnUrl: request.returnUrl,
-    expiresAt: request.expiresAt,
-    cancelledAt: null,
-    cancelReason: null,
-    disabledAt: null,
-    createdAt: now,
   };
   await insertGroup(trx, group);
   const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
@@ -86,22 +72,45 @@ export async function createIssuance(
   return groupView(group, issuances, deps.payUrl);
 }
 
-function newIssuance(
-  base: { shopId: string; merchantId: string; sandbox: boolean; now: Date; request: IssuanceRequest },
-  option: PlannedOption,
-  groupId: string | null,
-  groupPosition: number | null,
-): Issuance {
+interface NewIssuanceBase {
+  readonly shopId: string;
+  readonly merchantId: string;
+  readonly sandbox: boolean;
+  readonly now: Date;
+  readonly request: IssuanceRequest;
+}
+
+/** What a new group and each new issuance start with alike. */
+function newCommon(base: NewIssuanceBase) {
   const { request } = base;
   return {
     id: newId(),
     publicId: newPublicId(),
     shopId: base.shopId,
     merchantId: base.merchantId,
-    groupId,
-    groupPosition,
     kind: request.kind,
     sandbox: base.sandbox,
+    externalId: request.externalId,
+    description: request.description,
+    returnUrl: request.returnUrl,
+    expiresAt: request.expiresAt,
+    cancelledAt: null,
+    cancelReason: null,
+    disabledAt: null,
+    createdAt: base.now,
+  };
+}
+
+function newIssuance(
+  base: NewIssuanceBase,
+  option: PlannedOption,
+  groupId: string | null,
+  groupPosition: number | null,
+): Issuance {
+  return {
+    ...newCommon(base),
+    groupId,
+    groupPosition,
     chainId: option.chainId,
     family: option.family,
     token: option.token,
@@ -117,16 +126,8 @@ function newIssuance(
     payoutTarget: option.payoutTarget,
     feeTerms: option.feeTerms,
     sweepThreshold: option.sweepThreshold,
-    externalId: request.externalId,
-    description: request.description,
-    returnUrl: request.returnUrl,
-    expiresAt: request.expiresAt,
-    cancelledAt: null,
-    cancelReason: null,
-    disabledAt: null,
     fundedAt: null,
     settledAt: null,
-    createdAt: base.now,
   };
 }
 

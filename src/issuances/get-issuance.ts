@@ -1,4 +1,4 @@
-import { isUuid } from '../merchants/index.js';
+import { isUuid } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';

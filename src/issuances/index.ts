@@ -1,6 +1,5 @@
 import type { AppContext } from '../app-context.js';
 import type { Job } from '../platform/jobs.js';
-import { AllocateAddressesJob } from './allocate-addresses.job.js';
 import { ExpireInvoicesJob } from './expire-invoices.job.js';
 
 /** What other modules may use of issuances (payouts, payments, sandbox, checkout, admin, chain watchers). */
@@ -12,16 +11,9 @@ export { listWatchedAddresses, type WatchedIssuanceAddress } from './watched-add
 export { connectPayoutLedger, type IssuancePayout, type PayoutAmounts, type PayoutLedger } from './payout-port.js';
 export { groupStatus, groupView, issuanceView, paymentUrl, type GroupView, type IssuanceView } from './issuance-view.js';
 export { issuanceEventData } from './event-data.js';
-export { findGroupById, findIssuanceById, findShopGroup, findShopIssuance, lockIssuance } from './issuances.repository.js';
+export { findGroupById, findIssuanceById, findShopGroup, findShopIssuance, lockIssuance, updateIssuance } from './issuances.repository.js';
 export { toGroup, toIssuance, type GroupRow, type IssuanceRow } from './issuances.repository.js';
 export { findTransferByConfirmedEvent, listPayoutTransferIds } from './transfers.repository.js';
-export {
-  DEFAULT_ACTIVE_INVOICE_LIMIT,
-  DEFAULT_DEPOSIT_ADDRESS_LIMITS,
-  SANDBOX_AMOUNT_LIMIT_TOKENS,
-  activeInvoiceLimit,
-  depositAddressLimit,
-} from './limits.js';
 export type {
   CancelReason,
   Issuance,
@@ -32,13 +24,9 @@ export type {
   TransferDisposition,
   TransferStatus,
 } from './issuance.js';
-export { AllocateAddressesJob } from './allocate-addresses.job.js';
 export { ExpireInvoicesJob } from './expire-invoices.job.js';
 
-/** The module's workers: address allocation and invoice expiry. */
+/** The module's worker: invoice expiry. */
 export function issuanceJobs(context: AppContext): Job[] {
-  return [
-    new AllocateAddressesJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log }),
-    new ExpireInvoicesJob({ db: context.db, clock: context.clock }),
-  ];
+  return [new ExpireInvoicesJob({ db: context.db, clock: context.clock })];
 }

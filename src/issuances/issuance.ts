@@ -10,19 +10,31 @@ import type {
 
 export type { CancelReason, IssuanceKind, IssuanceStatus, TransferDisposition, TransferStatus };
 
-/**
- * One payable option (an invoice, a deposit, or one option of a group), with
- * money as bigint base units. What the repository reads and writes.
- */
-export interface Issuance {
+/** What an issuance and a group both carry, with the same meaning (SPEC "Checkout", "Checkout group"). */
+interface IssuanceCommon {
   readonly id: string;
   readonly publicId: string;
   readonly shopId: string;
   readonly merchantId: string;
-  readonly groupId: string | null;
-  readonly groupPosition: number | null;
   readonly kind: IssuanceKind;
   readonly sandbox: boolean;
+  readonly externalId: string | null;
+  readonly description: string | null;
+  readonly returnUrl: string | null;
+  readonly expiresAt: Date | null;
+  readonly cancelledAt: Date | null;
+  readonly cancelReason: CancelReason | null;
+  readonly disabledAt: Date | null;
+  readonly createdAt: Date;
+}
+
+/**
+ * One payable option (an invoice, a deposit, or one option of a group), with
+ * money as bigint base units. What the repository reads and writes.
+ */
+export interface Issuance extends IssuanceCommon {
+  readonly groupId: string | null;
+  readonly groupPosition: number | null;
   readonly chainId: number;
   readonly family: NetworkFamily;
   readonly token: string;
@@ -43,37 +55,15 @@ export interface Issuance {
   readonly feeTerms: FeeTerms;
   /** Deposits: base units at which a sweep is scheduled; null for invoices. */
   readonly sweepThreshold: bigint | null;
-  readonly externalId: string | null;
-  readonly description: string | null;
-  readonly returnUrl: string | null;
-  readonly expiresAt: Date | null;
-  readonly cancelledAt: Date | null;
-  readonly cancelReason: CancelReason | null;
-  readonly disabledAt: Date | null;
   readonly fundedAt: Date | null;
   readonly settledAt: Date | null;
-  readonly createdAt: Date;
 }
 
 /** A multi-option issuance: one row, options in `issuances` with `groupId`. */
-export interface IssuanceGroup {
-  readonly id: string;
-  readonly publicId: string;
-  readonly shopId: string;
-  readonly merchantId: string;
-  readonly kind: IssuanceKind;
-  readonly sandbox: boolean;
+export interface IssuanceGroup extends IssuanceCommon {
   /** Decimal token amount ("10.5"); null for deposit groups. */
   readonly amount: string | null;
   readonly paidIssuanceId: string | null;
-  readonly externalId: string | null;
-  readonly description: string | null;
-  readonly returnUrl: string | null;
-  readonly expiresAt: Date | null;
-  readonly cancelledAt: Date | null;
-  readonly cancelReason: CancelReason | null;
-  readonly disabledAt: Date | null;
-  readonly createdAt: Date;
 }
 
 /** One incoming transfer at an issuance's address (the ledger). */

@@ -1,7 +1,9 @@
-import { sql, type Selectable, type Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
+import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
+import { units18 } from '../money/index.js';
 
 /**
  * SQL for `issuances` and `issuance_groups`. Reads scoped by shop take the shop
@@ -37,7 +39,7 @@ export function toIssuance(row: IssuanceRow): Issuance {
     recipient: row.recipient,
     delegate: row.delegate,
     payoutTarget: row.payout_target,
-    feeTerms: { bps: row.fee_bps, minimum: BigInt(row.fee_minimum), maximum: BigInt(row.fee_maximum) },
+    feeTerms: { bps: row.fee_bps, minimum: units18(BigInt(row.fee_minimum)), maximum: units18(BigInt(row.fee_maximum)) },
     sweepThreshold: row.sweep_threshold === null ? null : BigInt(row.sweep_threshold),
     externalId: row.external_id,
     description: row.description,
@@ -195,74 +197,16 @@ export async function updateGroup(trx: Tx, id: string, patch: GroupPatch): Promi
 
 /* The issuance workers' queues: address allocation, expiry, and the operator block's sweep. */
 
-/**
- * Claims issuances waiting for an address (SKIP LOCKED: workers never share a
- * row) and hides each for `leaseStepMs` × its attempts so far (capped at
- * `leaseMaxMs`), so the adapter is asked after commit and a failing one is
- * retried less and less often; a worker that dies mid-way leaves the row to be
- * claimed again when its lease runs out.
- */
-export async function leaseDueAllocations(
-  trx: Tx,
-  now: Date,
-  lease: { readonly stepMs: number; readonly maxMs: number },
-  limit: number,
-): Promise<Issuance[]> {
-  const claimed = await claimDueAllocations(trx, now, limit);
-  if (claimed.length === 0) return claimed;
-  await trx
-    .updateTable('issuances')
-    .set({
-      allocation_attempts: sql`allocation_attempts + 1`,
-      next_allocation_at: sql`${now}::timestamptz + least(${lease.stepMs} * (allocation_attempts + 1), ${lease.maxMs}) * interval '1 millisecond'`,
-    })
-    .where('id', 'in', claimed.map((issuance) => issuance.id))
-    .execute();
-  return claimed;
-}
-
-/** Due registering issuances, locked FOR UPDATE SKIP LOCKED. */
-async function claimDueAllocations(trx: Tx, now: Date, limit: number): Promise<Issuance[]> {
-  const rows = await trx
-    .selectFrom('issuances')
-    .selectAll()
-    .where('status', '=', 'registering')
-    .where('next_allocation_at', '<=', now)
-    .orderBy('next_allocation_at')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute();
-  return rows.map(toIssuance);
-}
-
 /** Ids of ungrouped invoices past expiry and still unpaid, not yet cancelled. */
 export async function listDueInvoiceExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
-  const rows = await executor
-    .selectFrom('issuances')
-    .select('id')
-    .where('kind', '=', 'invoice')
-    .where('group_id', 'is', null)
-    .where('cancelled_at', 'is', null)
-    .where('funded_at', 'is', null)
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
-    .limit(limit)
-    .execute();
+  const due = whereOpenSingleInvoice(executor.selectFrom('issuances').select('id')).where('expires_at', '<=', now);
+  const rows = await due.orderBy('expires_at').limit(limit).execute();
   return rows.map((row) => row.id);
 }
 
 export async function listDueGroupExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
-  const rows = await executor
-    .selectFrom('issuance_groups')
-    .select('id')
-    .where('kind', '=', 'invoice')
-    .where('cancelled_at', 'is', null)
-    .where('paid_issuance_id', 'is', null)
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
-    .limit(limit)
-    .execute();
+  const due = whereOpenInvoiceGroup(executor.selectFrom('issuance_groups').select('id')).where('expires_at', '<=', now);
+  const rows = await due.orderBy('expires_at').limit(limit).execute();
   return rows.map((row) => row.id);
 }
 

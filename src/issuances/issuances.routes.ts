@@ -6,7 +6,7 @@ import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platf
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
 import { createIssuance } from './create-issuance.js';
-import { InvoiceLimitGate } from './enforce-limits.js';
+import { withInvoiceLimitGate } from '../limits/index.js';
 import { getIssuance } from './get-issuance.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
 
@@ -49,16 +49,17 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
       { schema: { params: ShopParams, body: CreateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: CREATE_FIELD_ERRORS } },
       async (request, reply) => {
         const principal = principalOf(request);
-        const invoiceLimitGate = new InvoiceLimitGate();
-        const result = await runIdempotent(db, request, async (trx) => {
-          const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
-          const body = await createIssuance(
-            trx,
-            { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },
-            { shopId: access.shop.id, merchantId: access.merchantId, shop: access.shop, kind, body: request.body },
-          );
-          return { status: 202, body };
-        });
+        const result = await withInvoiceLimitGate((invoiceLimitGate) =>
+          runIdempotent(db, request, async (trx) => {
+            const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
+            const body = await createIssuance(
+              trx,
+              { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },
+              { shopId: access.shop.id, merchantId: access.merchantId, shop: access.shop, kind, body: request.body },
+            );
+            return { status: 202, body };
+          }),
+        );
         return reply.status(result.status).send(result.body);
       },
     );

@@ -4,7 +4,7 @@ import { feeExceedsAmount, parseBaseUnits, parseDecimalAmount, wholeTokens } fro
 import type { PayoutTarget } from '../platform/database/schema.js';
 import { IvoryError, type ErrorCode } from '../platform/errors.js';
 import type { IssuanceRequest, RequestedOption } from './issuance-request.js';
-import { INVOICE_AMOUNT_LIMIT_TOKENS, SANDBOX_AMOUNT_LIMIT_TOKENS } from './limits.js';
+import { INVOICE_AMOUNT_LIMIT_TOKENS, SANDBOX_AMOUNT_LIMIT_TOKENS } from '../limits/index.js';
 
 /** The shop fields an issuance copies at creation (SPEC "Shop": later changes do not reach it). */
 export interface ShopSnapshot {

@@ -7,18 +7,15 @@ import { findIssuanceById, lockGroup, lockIssuance } from './issuances.repositor
 import { payoutLedger, type IssuancePayout } from './payout-port.js';
 import { insertTransferOnce, lockTransferByKey, updateTransfer } from './transfers.repository.js';
 
-/** A transfer as a chain watcher (or the sandbox) reports it. */
-export interface IncomingTransfer {
-  readonly issuanceId: string;
-  readonly chainId: number;
-  readonly txHash: string;
-  /** Log index (EVM, Tron) or instruction index (Solana): with the hash, the natural key. */
-  readonly logIndex: number;
-  readonly fromAddress: string | null;
-  readonly toAddress: string | null;
-  readonly amount: bigint;
-  readonly status: 'observed' | 'confirmed' | 'reverted';
-}
+/**
+ * A transfer as a chain watcher (or the sandbox) reports it: the ledger row's
+ * chain facts. `logIndex` is the log index (EVM, Tron) or instruction index
+ * (Solana): with the hash, the natural key.
+ */
+export type IncomingTransfer = Pick<
+  Transfer,
+  'issuanceId' | 'chainId' | 'txHash' | 'logIndex' | 'fromAddress' | 'toAddress' | 'amount' | 'status'
+>;
 
 export type RecordOutcome =
   | {

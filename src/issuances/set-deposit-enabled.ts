@@ -1,12 +1,11 @@
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { setDepositDisabled } from './close-issuances.js';
-import { enforceDepositAddressLimit, lockMerchantForLimits } from './enforce-limits.js';
-import { isUuid } from '../merchants/index.js';
+import { addressesByFamily, enforceDepositAddressLimit, lockMerchantForLimits } from '../limits/index.js';
+import { isUuid } from '../platform/ids.js';
 import { getIssuance } from './get-issuance.js';
 import type { GroupView, IssuanceView } from './issuance-view.js';
 import { findShopGroup, findShopIssuance, listGroupOptions } from './issuances.repository.js';
-import { addressesByFamily } from './limits.js';
 
 /**
  * PATCH /shops/{id}/deposits/{id} {enabled}: pauses or re-enables the deposit

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
+import { countRows } from '../platform/database/count-rows.js';
 import type { ApiKeysTable, Scope } from '../platform/database/schema.js';
 
 /** Key management; the per-request lookup lives in api-keys.lookup.repository.ts. */
@@ -7,13 +8,7 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 /** Keys that count against SPEC "Limits" (non-revoked, disabled ones included). */
 export async function countLiveKeys(db: Executor, shopId: string): Promise<number> {
-  const row = await db
-    .selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('shop_id', '=', shopId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return countRows(db.selectFrom('api_keys').where('shop_id', '=', shopId).where('revoked_at', 'is', null));
 }
 
 export interface NewApiKey {

@@ -2,7 +2,8 @@ import type { Clock } from '../platform/clock.js';
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
-import { isUuid, requireShopAccess } from '../merchants/index.js';
+import { requireShopAccess } from '../merchants/index.js';
+import { isUuid } from '../platform/ids.js';
 import { lockLiveKey, markKeyRevoked } from './api-keys.repository.js';
 
 /**

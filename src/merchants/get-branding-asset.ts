@@ -1,7 +1,7 @@
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { findBrandingAsset, type BrandingAsset } from './merchants.repository.js';
-import { isUuid } from './require-shop-access.js';
+import { isUuid } from '../platform/ids.js';
 
 /** GET /assets/{id} (public): a branding image by id, or 404 `not_found` (SPEC "Public"). */
 export async function getBrandingAsset(db: Executor, assetId: string): Promise<BrandingAsset> {

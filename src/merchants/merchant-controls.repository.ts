@@ -1,3 +1,4 @@
+import { units18, type Units18 } from '../money/index.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 
 /**
@@ -27,8 +28,9 @@ export interface MerchantFeeTermsRow {
   readonly chainId: number;
   readonly kind: FeeKind;
   readonly bps: number;
-  readonly minimum: bigint;
-  readonly maximum: bigint;
+  /** 18-decimal units, as the catalogue's fee bounds. */
+  readonly minimum: Units18;
+  readonly maximum: Units18;
   readonly updatedAt: Date;
 }
 
@@ -94,8 +96,8 @@ export async function listMerchantFeeTerms(db: Executor, merchantId: string): Pr
     chainId: row.chain_id,
     kind: row.kind,
     bps: row.bps,
-    minimum: BigInt(row.minimum),
-    maximum: BigInt(row.maximum),
+    minimum: units18(BigInt(row.minimum)),
+    maximum: units18(BigInt(row.maximum)),
     updatedAt: row.updated_at,
   }));
 }

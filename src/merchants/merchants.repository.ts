@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
+import { countRows } from '../platform/database/count-rows.js';
 import type { MerchantsTable, PayoutTarget, Role, ShopsTable } from '../platform/database/schema.js';
 
 export type ShopRow = Selectable<ShopsTable>;
@@ -70,13 +71,7 @@ export async function listUserGrants(db: Executor, merchantId: string, userId: s
 
 /** Shops that count against `merchants.shop_limit`: every shop not archived. */
 export async function countActiveShops(db: Executor, merchantId: string): Promise<number> {
-  const row = await db
-    .selectFrom('shops')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('merchant_id', '=', merchantId)
-    .where('archived_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return countRows(db.selectFrom('shops').where('merchant_id', '=', merchantId).where('archived_at', 'is', null));
 }
 
 export async function hasActiveSandboxShop(db: Executor, merchantId: string): Promise<boolean> {

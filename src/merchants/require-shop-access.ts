@@ -1,4 +1,5 @@
 import type { Executor } from '../platform/database/database.js';
+import { isUuid } from '../platform/ids.js';
 import type { Role } from '../platform/database/schema.js';
 import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
@@ -39,13 +40,6 @@ export interface MerchantAccess {
 
 const RANK: Readonly<Record<Role, number>> = { viewer: 1, developer: 2, owner: 3 };
 const LEAST_ROLE: Readonly<Record<AccessNeed, Role>> = { read: 'viewer', write: 'developer', owner: 'owner' };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids arrive from the path as text; anything not a UUID cannot name a record (and would fail the uuid cast). */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 export function roleAllows(role: Role, need: AccessNeed): boolean {
   return RANK[role] >= RANK[LEAST_ROLE[need]];

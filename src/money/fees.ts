@@ -7,8 +7,22 @@ import { pow10 } from './amount.js';
  */
 export interface FeeTerms {
   readonly bps: number;
-  readonly minimum: bigint;
-  readonly maximum: bigint;
+  readonly minimum: Units18;
+  readonly maximum: Units18;
+}
+
+declare const units18Brand: unique symbol;
+
+/**
+ * A value in 18-decimal units (fee bounds), typed apart from token base units
+ * so the two cannot meet unconverted: a bare `bigint` is not a `Units18`, and
+ * `toTokenUnits` is the one way across. Made only where such a value enters
+ * (the catalogue file, a stored row), with `units18`.
+ */
+export type Units18 = bigint & { readonly [units18Brand]: true };
+
+export function units18(value: bigint): Units18 {
+  return value as Units18;
 }
 
 /** Where the money at a payment address goes when it is swept. */
@@ -26,7 +40,7 @@ const BPS_PER_WHOLE = 10_000n;
  * merchant never pays more than the terms say). Tokens with more than 18 decimals
  * multiply instead, exactly.
  */
-export function toTokenUnits(value18: bigint, decimals: number): bigint {
+export function toTokenUnits(value18: Units18, decimals: number): bigint {
   if (decimals <= FEE_TERMS_DECIMALS) return value18 / pow10(FEE_TERMS_DECIMALS - decimals);
   return value18 * pow10(decimals - FEE_TERMS_DECIMALS);
 }

@@ -1,4 +1,5 @@
 import { formatDecimal } from '../money/index.js';
+import { isUuid } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { listShopPayments, type PaymentKey, type PaymentRecord, type PaymentType } from './payments.repository.js';
@@ -85,8 +86,6 @@ function parseLimit(value: string | undefined): number {
   return Number(value);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * Opaque to clients: base64url of `[created_at ISO, id]` of the last row
  * shown. Timestamps are written from the application clock (milliseconds),
@@ -105,7 +104,7 @@ export function decodePaymentCursor(cursor: string): PaymentKey {
   }
   if (!Array.isArray(parts) || parts.length !== 2) throw new IvoryError('invalid_cursor');
   const [createdAt, id] = parts as unknown[];
-  if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id)) throw new IvoryError('invalid_cursor');
+  if (typeof createdAt !== 'string' || typeof id !== 'string' || !isUuid(id)) throw new IvoryError('invalid_cursor');
   const time = new Date(createdAt);
   if (Number.isNaN(time.getTime())) throw new IvoryError('invalid_cursor');
   return { createdAt: time, id };

@@ -1,7 +1,8 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { PayoutsTable } from '../platform/database/schema.js';
-import { UNSENT_PAYOUT_STATUSES, type Payout } from './payout.js';
+import { UNSENT_PAYOUT_STATUSES, type Payout, type PayoutStatus } from './payout.js';
+import { units18 } from '../money/index.js';
 
 /** SQL for `payouts`: the payout rows and their queue. */
 
@@ -25,7 +26,7 @@ export function toPayout(row: Selectable<PayoutsTable>): Payout {
     toRecipient: BigInt(row.to_recipient),
     toOperator: BigInt(row.to_operator),
     recipient: row.recipient,
-    feeTerms: { bps: row.fee_bps, minimum: BigInt(row.fee_minimum), maximum: BigInt(row.fee_maximum) },
+    feeTerms: { bps: row.fee_bps, minimum: units18(BigInt(row.fee_minimum)), maximum: units18(BigInt(row.fee_maximum)) },
     txHash: row.tx_hash,
     sentAt: row.sent_at,
     confirmedAt: row.confirmed_at,
@@ -76,24 +77,25 @@ export async function lockPayout(trx: Tx, id: string): Promise<Payout | undefine
 
 /** The issuance's newest payout that has not left the address (at most one exists). */
 export async function lockUnsentPayout(trx: Tx, issuanceId: string): Promise<Payout | undefined> {
-  const row = await trx
-    .selectFrom('payouts')
-    .selectAll()
-    .where('issuance_id', '=', issuanceId)
-    .where('status', 'in', [...UNSENT_PAYOUT_STATUSES])
-    .orderBy('created_at', 'desc')
-    .forUpdate()
-    .executeTakeFirst();
-  return row === undefined ? undefined : toPayout(row);
+  return lockNewestPayout(trx, issuanceId, 'in', UNSENT_PAYOUT_STATUSES);
 }
 
 /** The invoice's payout that is still live (not cancelled or reverted), newest first. */
 export async function lockCurrentPayout(trx: Tx, issuanceId: string): Promise<Payout | undefined> {
+  return lockNewestPayout(trx, issuanceId, 'not in', ['cancelled', 'reverted']);
+}
+
+async function lockNewestPayout(
+  trx: Tx,
+  issuanceId: string,
+  operator: 'in' | 'not in',
+  statuses: readonly PayoutStatus[],
+): Promise<Payout | undefined> {
   const row = await trx
     .selectFrom('payouts')
     .selectAll()
     .where('issuance_id', '=', issuanceId)
-    .where('status', 'not in', ['cancelled', 'reverted'])
+    .where('status', operator, [...statuses])
     .orderBy('created_at', 'desc')
     .forUpdate()
     .executeTakeFirst();

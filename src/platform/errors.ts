@@ -13,7 +13,7 @@ const STATUS_BY_CODE = {
   forbidden: 403,
   wallet_sign_in_agents_only: 403,
   account_disabled: 403,
-  not_found: 404, // 400 on checkout and identity delete: raised there with an explicit status
+  not_found: 404, // 400 on checkout and identity delete: those routes say so (`notFoundStatus`, platform/http/server.ts)
   internal_error: 500,
   idempotency_key_required: 400,
   idempotency_conflict: 409,
@@ -92,20 +92,17 @@ export type ErrorCode = keyof typeof STATUS_BY_CODE;
 export class IvoryError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
-  /** Overrides the catalogue status where SPEC gives one code two statuses (not_found). */
-  readonly status: number | undefined;
 
-  constructor(code: ErrorCode, details?: Record<string, unknown>, status?: number) {
+  constructor(code: ErrorCode, details?: Record<string, unknown>) {
     super(code);
     this.name = 'IvoryError';
     this.code = code;
     this.details = details;
-    this.status = status;
   }
 }
 
 export function statusOf(error: IvoryError): number {
-  return error.status ?? STATUS_BY_CODE[error.code];
+  return STATUS_BY_CODE[error.code];
 }
 
 export function isErrorCode(value: string): value is ErrorCode {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sandboxAddress, sandboxTxHash } from '../chains/index.js';
-import { isUuid } from '../merchants/index.js';
+import { isUuid } from '../platform/ids.js';
 import { parseBaseUnits, wholeTokens } from '../money/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
@@ -10,9 +10,9 @@ import {
   findShopIssuance,
   findTransferByConfirmedEvent,
   recordTransfer,
-  SANDBOX_AMOUNT_LIMIT_TOKENS,
   type Issuance,
 } from '../issuances/index.js';
+import { SANDBOX_AMOUNT_LIMIT_TOKENS } from '../limits/index.js';
 import { signalPayout, type PayoutSignal } from '../payouts/index.js';
 
 export interface SimulateBody {

@@ -1,4 +1,5 @@
 import { IvoryError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 
 /**
  * Opaque page cursors: base64url of a JSON array of strings (the sort key of
@@ -28,8 +29,6 @@ export interface TimeKey {
   readonly id: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function encodeTimeKey(key: TimeKey): string {
   return encodeCursor([key.createdAt.toISOString(), key.id]);
 }
@@ -37,7 +36,7 @@ export function encodeTimeKey(key: TimeKey): string {
 export function decodeTimeKey(cursor: string): TimeKey {
   const [createdAt = '', id = ''] = decodeCursor(cursor, 2);
   const time = new Date(createdAt);
-  if (Number.isNaN(time.getTime()) || !UUID.test(id)) throw new IvoryError('invalid_cursor');
+  if (Number.isNaN(time.getTime()) || !isUuid(id)) throw new IvoryError('invalid_cursor');
   return { createdAt: time, id };
 }
 

@@ -1,7 +1,8 @@
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
-import { isUuid, requireShopAccess, type AccessNeed } from '../merchants/index.js';
+import { requireShopAccess, type AccessNeed } from '../merchants/index.js';
+import { isUuid } from '../platform/ids.js';
 import { findLiveEndpoint, type EndpointRow } from './webhooks.repository.js';
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
+import { countRows } from '../platform/database/count-rows.js';
 import type { DeliveryStatus } from '../platform/database/schema.js';
 import type { TimeKey } from './cursor.js';
 import type { DisabledReason } from '../webhook-delivery/index.js';
@@ -61,13 +62,7 @@ function toEndpointRow(row: EndpointColumns): EndpointRow {
 
 /** Endpoints that count towards the limit: every one not deleted, enabled or not. */
 export async function countLiveEndpoints(executor: Executor, shopId: string): Promise<number> {
-  const row = await executor
-    .selectFrom('webhook_endpoints')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('shop_id', '=', shopId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return countRows(executor.selectFrom('webhook_endpoints').where('shop_id', '=', shopId).where('deleted_at', 'is', null));
 }
 
 export interface NewEndpoint {

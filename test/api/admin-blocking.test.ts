@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIssuance } from '../../src/issuances/create-issuance.js';
-import { InvoiceLimitGate } from '../../src/issuances/enforce-limits.js';
+import { InvoiceLimitGate } from '../../src/limits/enforce-limits.js';
 import { newId } from '../../src/platform/crypto.js';
 import { inTransaction } from '../../src/platform/database/database.js';
 import { IvoryError } from '../../src/platform/errors.js';
@@ -140,7 +140,7 @@ describe('blocking while a creation is in flight', () => {
       const outcome = await inTransaction(app.context.db, (trx) =>
         createIssuance(
           trx,
-          { now: app.clock.now(), catalogue: app.context.catalogue, adapters: app.context.chains, payUrl: 'http://ivory.test/pay', invoiceLimitGate: new InvoiceLimitGate() },
+          { now: app.clock.now(), catalogue: app.context.catalogue, adapters: app.context.chains, payUrl: 'http://ivory.test/pay', invoiceLimitGate: new InvoiceLimitGate('shared') },
           { shopId: shop.id, merchantId: owner.merchant.id, shop, kind, body },
         ),
       ).catch((error: unknown) => error);

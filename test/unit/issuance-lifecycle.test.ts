@@ -5,12 +5,13 @@ import {
   type LifecycleResult,
   type LifecycleState,
 } from '../../src/issuances/issuance-lifecycle.js';
+import { units18 } from '../../src/money/index.js';
 
 // SPEC "States and transitions" (table, row by row) and LEDGER.md (tables as test vectors),
 // against the one pure transition function (STYLE 7).
 
 const USDC = 1_000_000n;
-const TERMS = { bps: 50, minimum: 100_000_000_000_000_000n, maximum: 5_000_000_000_000_000_000n }; // 50 / 0.1e18 / 5e18
+const TERMS = { bps: 50, minimum: units18(100_000_000_000_000_000n), maximum: units18(5_000_000_000_000_000_000n) }; // 50 / 0.1e18 / 5e18
 
 function invoice(overrides: Partial<LifecycleState> = {}): LifecycleState {
   return {
@@ -197,7 +198,7 @@ describe('LEDGER "Invoices" table (A = 100 USDC, terms 50 / 0.1e18 / 5e18)', () 
   });
 
   it('LEDGER "Fees" row 33 / 0 / 1e30 at A = 1.000001: fee 3,300, recipient 996,701', () => {
-    const state = invoice({ amount: 1_000_001n, feeTerms: { bps: 33, minimum: 0n, maximum: 10n ** 30n } });
+    const state = invoice({ amount: 1_000_001n, feeTerms: { bps: 33, minimum: units18(0n), maximum: units18(10n ** 30n) } });
     expect(run(state, { type: 'transfer_confirmed', amount: 1_000_001n }).effects).toContainEqual({
       type: 'schedule_payout',
       split: { gross: 1_000_001n, fee: 3_300n, toRecipient: 996_701n, toOperator: 3_300n },

@@ -7,6 +7,7 @@ import type { Issuance } from '../../src/issuances/issuance.js';
 import type { Payout } from '../../src/payouts/payout.js';
 import { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from '../../src/payouts/payout-event-data.js';
 import { IvoryError } from '../../src/platform/errors.js';
+import { units18 } from '../../src/money/index.js';
 
 // SPEC "Invoices and deposits" Rules 1-3, "Limits"; LEDGER "Fees" (fee_exceeds_amount at creation).
 // The bundled catalogue refuses terms under which an invoice of minimum_payment could not be
@@ -26,8 +27,8 @@ const NETWORK: Network = {
   enabled: true,
   minimumPayment: '0.01',
   fees: {
-    invoice: { bps: 50, minimum: 100_000_000_000_000_000n, maximum: 5_000_000_000_000_000_000n },
-    deposit: { bps: 50, minimum: 0n, maximum: 0n },
+    invoice: { bps: 50, minimum: units18(100_000_000_000_000_000n), maximum: units18(5_000_000_000_000_000_000n) },
+    deposit: { bps: 50, minimum: units18(0n), maximum: units18(0n) },
   },
   sweep: { sweepThreshold: '10', minimumSweep: '5', maximumSweep: '100' },
   tokens: [TOKEN],

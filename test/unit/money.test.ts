@@ -10,6 +10,7 @@ import {
   payoutSplit,
   pow10,
   toTokenUnits,
+  units18,
   wholeTokens,
   type FeeTerms,
 } from '../../src/money/index.js';
@@ -22,8 +23,8 @@ const usdc = (text: string): bigint => {
 };
 const feeTerms = (bps: number, minimum: string, maximum: string): FeeTerms => ({
   bps,
-  minimum: BigInt(minimum),
-  maximum: BigInt(maximum),
+  minimum: units18(BigInt(minimum)),
+  maximum: units18(BigInt(maximum)),
 });
 // LEDGER "Fees": 50 bps, minimum 0.1, maximum 5, in 18-decimal units.
 const standardTerms = feeTerms(50, '100000000000000000', '5000000000000000000');
@@ -58,11 +59,11 @@ describe('LEDGER "Fees" table', () => {
   });
 
   it('18-decimal bounds convert to token units rounding down', () => {
-    expect(toTokenUnits(100_000_000_000_000_000n, 6)).toBe(100_000n);
-    expect(toTokenUnits(100_000_000_000_000_000n, 18)).toBe(100_000_000_000_000_000n);
-    expect(toTokenUnits(100_000_000_000_000_000n, 0)).toBe(0n);
-    expect(toTokenUnits(1_999_999_999_999n, 6)).toBe(1n);
-    expect(toTokenUnits(3n, 20)).toBe(300n);
+    expect(toTokenUnits(units18(100_000_000_000_000_000n), 6)).toBe(100_000n);
+    expect(toTokenUnits(units18(100_000_000_000_000_000n), 18)).toBe(100_000_000_000_000_000n);
+    expect(toTokenUnits(units18(100_000_000_000_000_000n), 0)).toBe(0n);
+    expect(toTokenUnits(units18(1_999_999_999_999n), 6)).toBe(1n);
+    expect(toTokenUnits(units18(3n), 20)).toBe(300n);
   });
 
   it('an 18-decimal token (BNB Chain USDT) uses the bounds unconverted', () => {

@@ -18,6 +18,12 @@ declare module 'fastify' {
      * unknown fields are always `invalid_json`, anything else `invalid_request`.
      */
     fieldErrors?: Readonly<Record<string, ErrorCode>>;
+    /**
+     * SPEC "Errors" gives `not_found` two statuses: 404 as a rule, 400 on the
+     * checkout and identity delete routes. Those routes set it; the use case
+     * only says `not_found`.
+     */
+    notFoundStatus?: 400;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -154,7 +160,8 @@ function enforceMfa(auth: Exclude<AuthRequirement, 'none'>, principal: Principal
 
 function sendError(error: FastifyError | IvoryError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof IvoryError) {
-    return reply.status(statusOf(error)).send(errorEnvelope(error.code, error.details));
+    const routeStatus = error.code === 'not_found' ? request.routeOptions.config?.notFoundStatus : undefined;
+    return reply.status(routeStatus ?? statusOf(error)).send(errorEnvelope(error.code, error.details));
   }
   const code = codeForFrameworkError(error, request);
   if (code !== undefined) return reply.status(statusOf(new IvoryError(code))).send(errorEnvelope(code));

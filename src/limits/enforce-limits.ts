@@ -27,27 +27,26 @@ export async function lockMerchantForLimits(trx: Tx, merchantId: string): Promis
  * per database connection (max_connections), each adding one active invoice
  * (a group counts once). Far from the limit (active + max_connections ≤
  * limit) the count is therefore safe under a shared gate, and creations run
- * side by side. Nearer than that, the request runs again (a retryable
- * serialization error, so the transaction helper repeats it from the start)
- * under the exclusive gate: it waits for every creation in flight to commit,
- * keeps new ones out, and then counts exactly.
- *
- * One gate per request: it remembers that the request must run exclusive.
+ * side by side. Nearer than that, the request runs again from the start
+ * under the exclusive gate (`withInvoiceLimitGate`): it waits for every
+ * creation in flight to commit, keeps new ones out, and then counts exactly.
+ * docs/decisions/0005-active-invoice-limit-gate.md.
  */
 export class InvoiceLimitGate {
-  #exclusive = false;
+  constructor(readonly mode: 'shared' | 'exclusive') {}
 
   async enforce(trx: Tx, merchantId: string, sandbox: boolean, now: Date): Promise<void> {
-    await takeInvoiceLimitGate(trx, merchantId, sandbox, this.#exclusive ? 'exclusive' : 'shared');
+    await takeInvoiceLimitGate(trx, merchantId, sandbox, this.mode);
     const state = await readInvoiceLimitState(trx, merchantId, sandbox, now);
     refuseBlocked(state.blockedReason);
     const limit = activeInvoiceLimit(state.limitOverride);
-    if (this.#exclusive) {
+    if (this.mode === 'exclusive') {
       if (state.active > limit) throw new IvoryError('active_invoice_limit_reached');
       return;
     }
     if (state.active + state.maxConcurrentTransactions <= limit) return;
-    this.#exclusive = true;
+    // Thrown so that the transaction rolls back (the invoice is already inserted);
+    // `withInvoiceLimitGate` catches exactly this and runs the request again.
     throw new NeedsExclusiveGate();
   }
 }
@@ -65,11 +64,24 @@ function refuseBlocked(blockedReason: string | null): void {
   if (blockedReason !== null) throw new IvoryError('account_disabled', { reason: blockedReason });
 }
 
-/** Serialization-failure code: `inTransaction` runs the whole request again. */
 class NeedsExclusiveGate extends Error {
-  readonly code = '40001';
   constructor() {
     super('near the active-invoice limit: run again under the exclusive gate');
+  }
+}
+
+/**
+ * Runs a whole request (its transaction included) under the shared gate and,
+ * when the count came near the limit, once more from the start under the
+ * exclusive one. The explicit retry of the gate; `work` must open its own
+ * transaction, so the first run's writes are gone when the second starts.
+ */
+export async function withInvoiceLimitGate<T>(work: (gate: InvoiceLimitGate) => Promise<T>): Promise<T> {
+  try {
+    return await work(new InvoiceLimitGate('shared'));
+  } catch (error) {
+    if (!(error instanceof NeedsExclusiveGate)) throw error;
+    return work(new InvoiceLimitGate('exclusive'));
   }
 }
 

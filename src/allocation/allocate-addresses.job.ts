@@ -3,7 +3,8 @@ import type { ChainAdapters } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
-import { leaseDueAllocations, lockIssuance, updateIssuance } from './issuances.repository.js';
+import { lockIssuance, updateIssuance } from '../issuances/index.js';
+import { leaseDueAllocations } from './allocation.repository.js';
 
 export interface AllocateAddressesDeps {
   readonly db: Db;

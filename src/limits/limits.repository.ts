@@ -1,7 +1,9 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database } from '../platform/database/schema.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import type { Issuance } from './issuance.js';
+import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
+import { countRows } from '../platform/database/count-rows.js';
+import type { NetworkFamily } from '../catalogue/index.js';
 
 /** SQL behind SPEC "Limits": the merchant's overrides (locked) and the active counts. */
 
@@ -32,25 +34,14 @@ export async function lockMerchantLimits(
  */
 function activeInvoiceCounts(eb: ExpressionBuilder<Database, never>, merchantId: string, sandbox: boolean, now: Date) {
   return [
-    eb
-      .selectFrom('issuances')
-      .select((inner) => inner.fn.countAll<string>().as('count'))
+    whereOpenSingleInvoice(eb.selectFrom('issuances').select((inner) => inner.fn.countAll<string>().as('count')))
       .where('merchant_id', '=', merchantId)
       .where('sandbox', '=', sandbox)
-      .where('kind', '=', 'invoice')
-      .where('group_id', 'is', null)
-      .where('cancelled_at', 'is', null)
-      .where('funded_at', 'is', null)
       .where('expires_at', '>', now)
       .as('single'),
-    eb
-      .selectFrom('issuance_groups')
-      .select((inner) => inner.fn.countAll<string>().as('count'))
+    whereOpenInvoiceGroup(eb.selectFrom('issuance_groups').select((inner) => inner.fn.countAll<string>().as('count')))
       .where('merchant_id', '=', merchantId)
       .where('sandbox', '=', sandbox)
-      .where('kind', '=', 'invoice')
-      .where('cancelled_at', 'is', null)
-      .where('paid_issuance_id', 'is', null)
       .where('expires_at', '>', now)
       .as('grouped'),
   ] as const;
@@ -63,16 +54,15 @@ export async function countActiveDepositAddresses(
   sandbox: boolean,
   family: string,
 ): Promise<number> {
-  const row = await executor
-    .selectFrom('issuances')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('merchant_id', '=', merchantId)
-    .where('sandbox', '=', sandbox)
-    .where('family', '=', family as Issuance['family'])
-    .where('kind', '=', 'deposit')
-    .where('disabled_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return countRows(
+    executor
+      .selectFrom('issuances')
+      .where('merchant_id', '=', merchantId)
+      .where('sandbox', '=', sandbox)
+      .where('family', '=', family as NetworkFamily)
+      .where('kind', '=', 'deposit')
+      .where('disabled_at', 'is', null),
+  );
 }
 
 /** Advisory-lock class of the active-invoice limit gate (the other key is the merchant and mode). */

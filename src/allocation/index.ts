@@ -1,0 +1,13 @@
+import type { AppContext } from '../app-context.js';
+import type { Job } from '../platform/jobs.js';
+import { AllocateAddressesJob } from './allocate-addresses.job.js';
+
+/**
+ * Address allocation (SPEC: registering → open): a worker asks the chain
+ * adapter for each new issuance's payment address, outside any transaction.
+ */
+export { AllocateAddressesJob } from './allocate-addresses.job.js';
+
+export function allocationJobs(context: AppContext): Job[] {
+  return [new AllocateAddressesJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log })];
+}

@@ -1,0 +1,16 @@
+/**
+ * SPEC "Limits": amount caps, active invoices and deposit addresses per
+ * merchant, and what "an invoice still open" means in SQL. Issuance creation,
+ * deposit re-enabling and the expiry job use it; the sandbox reads its caps.
+ */
+export {
+  DEFAULT_ACTIVE_INVOICE_LIMIT,
+  DEFAULT_DEPOSIT_ADDRESS_LIMITS,
+  INVOICE_AMOUNT_LIMIT_TOKENS,
+  SANDBOX_AMOUNT_LIMIT_TOKENS,
+  activeInvoiceLimit,
+  addressesByFamily,
+  depositAddressLimit,
+} from './limits.js';
+export { enforceDepositAddressLimit, lockMerchantForLimits, withInvoiceLimitGate, type InvoiceLimitGate } from './enforce-limits.js';
+export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
