@@ -23,6 +23,7 @@ import { healthRoutes } from './platform/http/health.routes.js';
 import type { PrincipalResolver } from './platform/http/principal.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './platform/http/rate-limit.js';
 import { API_PREFIX, createHttpCore, type IvoryServer } from './platform/http/server.js';
+import { sessionCookieSettings } from './platform/http/session-cookie.js';
 import { modules } from './modules.js';
 import { startLiveChains } from './live-chains.js';
 
@@ -73,7 +74,8 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     rateLimiter,
     clock,
     mfaFreshWindowMs: config.mfaFreshMinutes * 60 * 1000,
-    resolvePrincipal: (token, ip) => resolvePrincipal(token, ip),
+    resolvePrincipal: (token, ip, from) => resolvePrincipal(token, ip, from),
+    sessionCookie: sessionCookieSettings(config.brand, config.publicUrl),
   });
 
   const secrets = new SecretBox(secretKey(config));

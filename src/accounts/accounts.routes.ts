@@ -12,6 +12,7 @@ import {
   principalOf,
 } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
+import { clearSessionCookie } from '../platform/http/session-cookie.js';
 import { completeOnboarding } from './complete-onboarding.js';
 import { describePrincipal } from './describe-principal.js';
 import { emailSignInRoutes } from './email-sign-in.routes.js';
@@ -38,8 +39,9 @@ export async function accountsRoutes(api: IvoryServer, context: AppContext): Pro
   // Reachable before the second factor (decision 0012): `user.mfa_required` is how a client learns it owes one.
   api.get('/me', { config: { auth: { session: true, key: 'any', mfa: 'exempt' } } }, async (request) => describePrincipal(context.db, principalOf(request)));
 
-  api.post('/auth/logout', { schema: { response: { 200: OkAnswer } }, config: { auth: SESSION_MFA_EXEMPT } }, async (request) => {
+  api.post('/auth/logout', { schema: { response: { 200: OkAnswer } }, config: { auth: SESSION_MFA_EXEMPT } }, async (request, reply) => {
     await signOut(context.db, context.clock, sessionOf(request).sessionId);
+    if (request.authenticatedBy === 'cookie') clearSessionCookie(reply);
     return { ok: true as const };
   });
 

@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
+import { originAllowed, setSessionCookie } from '../platform/http/session-cookie.js';
 import { SessionUserSchema } from './session-user.schema.js';
 import { startEmailSignIn } from './start-email-sign-in.js';
 import { verifyEmailSignIn } from './verify-email-sign-in.js';
@@ -15,6 +16,12 @@ const VerifyBody = Type.Object(
   {
     challenge_id: Type.String({ description: 'challenge_id from the start answer' }),
     code: Type.String({ description: 'the 6-digit code from the e-mail' }),
+    cookie: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: also set the dashboard session cookie (HttpOnly, SameSite=Lax); writes with it need Origin and X-CSRF-Token. Refused with 403 forbidden when an Origin other than the public origin is sent.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -53,8 +60,12 @@ export async function emailSignInRoutes(api: IvoryServer, context: AppContext): 
       // Every bad proof, a missing or mistyped field included, is SPEC's 401 (as wallet verify).
       config: { auth: PUBLIC, fieldErrors: { challenge_id: 'unauthorized', code: 'unauthorized' } },
     },
-    async (request) => {
+    async (request, reply) => {
+      const cookie = request.body.cookie === true;
+      // Checked before the code is: a foreign page must not even spend the challenge (decision 0013).
+      if (cookie && !originAllowed(request)) throw new IvoryError('forbidden');
       const session = await verifyEmailSignIn(deps, { challengeId: request.body.challenge_id, code: request.body.code });
+      if (cookie) setSessionCookie(reply, session);
       return { token: session.token, expires_at: session.expiresAt.toISOString(), csrf: session.csrf, user: session.user };
     },
   );

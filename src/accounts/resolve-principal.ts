@@ -11,12 +11,15 @@ import { findBlockOfEveryMerchant } from './merchant-standing.repository.js';
 /**
  * The one bearer-token resolver of the app: `ivk_` tokens are shop API keys,
  * anything else a session. Null (→ 401) for anything unknown, expired,
- * revoked, disabled or outside a key's IP allowlist.
+ * revoked, disabled or outside a key's IP allowlist. A token from the
+ * session cookie is only ever a session: an API key never comes from a cookie.
  */
 export function resolvePrincipal(context: AppContext): PrincipalResolver {
   const deps = { db: context.db, clock: context.clock };
-  return async (token, clientIp) =>
-    token.startsWith(API_KEY_TOKEN_PREFIX) ? resolveApiKey(deps, token, clientIp) : resolveSession(deps, token);
+  return async (token, clientIp, from) => {
+    if (!token.startsWith(API_KEY_TOKEN_PREFIX)) return resolveSession(deps, token);
+    return from === 'cookie' ? null : resolveApiKey(deps, token, clientIp);
+  };
 }
 
 /**

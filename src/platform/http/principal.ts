@@ -28,9 +28,13 @@ export interface ApiKeyPrincipal {
 /**
  * Turns a bearer token into a principal, or null when the token is unknown,
  * expired, revoked, disabled or used from outside the key's allowlist. May
- * throw `IvoryError('account_disabled')` for a blocked user.
+ * throw `IvoryError('account_disabled')` for a blocked user. A token `from`
+ * the session cookie resolves to a session or null, never to an API key.
  */
-export type PrincipalResolver = (token: string, clientIp: string) => Promise<Principal | null>;
+export type PrincipalResolver = (token: string, clientIp: string, from: CredentialSource) => Promise<Principal | null>;
+
+/** Where the request's credential came from: the Authorization header, or the dashboard session cookie. */
+export type CredentialSource = 'bearer' | 'cookie';
 
 /**
  * What a route accepts (SPEC "Endpoints", Auth column). `session`: a session

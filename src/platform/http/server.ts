@@ -2,8 +2,9 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from '../clock.js';
 import { IvoryError, errorEnvelope, statusOf, type ErrorCode } from '../errors.js';
-import type { AuthRequirement, Principal, PrincipalResolver } from './principal.js';
+import type { AuthRequirement, CredentialSource, Principal, PrincipalResolver } from './principal.js';
 import { meetsMfaRequirement, principalBucket } from './principal.js';
+import { enforceCsrf, readSessionCookie, type SessionCookieSettings } from './session-cookie.js';
 import type { RateLimiter } from './rate-limit.js';
 import { readIdempotencyKey } from './idempotency.js';
 
@@ -27,6 +28,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** Where the principal's credential came from; null without a principal. */
+    authenticatedBy: CredentialSource | null;
   }
 }
 
@@ -47,6 +50,8 @@ export interface HttpCoreOptions {
   readonly bodyLimit?: number;
   /** Sensitive changes need the session's second factor passed within this (SPEC "Authentication" 6). */
   readonly mfaFreshWindowMs?: number;
+  /** Dashboard cookie sessions (SPEC "Authentication" 2); absent, no cookie is ever read. */
+  readonly sessionCookie?: SessionCookieSettings;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -90,13 +95,17 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
+  app.decorateRequest('authenticatedBy', null);
+  app.decorate('sessionCookie', options.sessionCookie ?? null);
   // Bodies are JSON only: without Fastify's text parser, text/plain is refused
   // as json_content_type_required instead of reaching validation.
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     const auth = request.routeOptions.config.auth;
-    request.principal = await resolveBearer(request, options.resolvePrincipal, auth);
+    const credential = credentialOf(request, auth, options.sessionCookie);
+    request.principal = credential === undefined ? null : await resolveCredential(request, options.resolvePrincipal, credential);
+    request.authenticatedBy = request.principal === null ? null : (credential?.from ?? null);
 
     const bucket = request.principal === null ? `ip:${request.ip}` : principalBucket(request.principal);
     const decision = await options.rateLimiter.hit(bucket, request.method !== 'GET' && request.method !== 'HEAD', options.clock.now());
@@ -107,6 +116,9 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
 
     if (auth !== undefined && auth !== 'none') {
       enforceAuth(auth, request.principal);
+      if (request.authenticatedBy === 'cookie' && request.principal?.kind === 'session' && options.sessionCookie !== undefined) {
+        enforceCsrf(request, request.principal, options.sessionCookie);
+      }
       enforceMfa(auth, request.principal, options.clock.now(), options.mfaFreshWindowMs ?? DEFAULT_MFA_FRESH_WINDOW_MS);
     }
     if (request.routeOptions.config.idempotent === true) readIdempotencyKey(request);
@@ -126,16 +138,32 @@ function sendFrameworkError(error: FastifyError, reply: FastifyReply): void {
   void reply.status(statusOf(new IvoryError(code))).send(errorEnvelope(code));
 }
 
-async function resolveBearer(
-  request: FastifyRequest,
-  resolve: PrincipalResolver,
-  auth: AuthRequirement | undefined,
-): Promise<Principal | null> {
+interface Credential {
+  readonly token: string;
+  readonly from: CredentialSource;
+}
+
+/**
+ * The request's credential on a route that takes one: the Authorization
+ * header when present (a malformed one is no credential, and the cookie is
+ * not consulted), otherwise the session cookie.
+ */
+function credentialOf(request: FastifyRequest, auth: AuthRequirement | undefined, cookie: SessionCookieSettings | undefined): Credential | undefined {
+  if (auth === undefined || auth === 'none') return undefined;
   const header = request.headers.authorization;
-  if (header === undefined || auth === undefined || auth === 'none') return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match?.[1] === undefined) return null;
-  return resolve(match[1], request.ip);
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1] === undefined ? undefined : { token: match[1], from: 'bearer' };
+  }
+  if (cookie === undefined) return undefined;
+  const token = readSessionCookie(request.headers.cookie, cookie.name);
+  return token === undefined ? undefined : { token, from: 'cookie' };
+}
+
+async function resolveCredential(request: FastifyRequest, resolve: PrincipalResolver, credential: Credential): Promise<Principal | null> {
+  const principal = await resolve(credential.token, request.ip, credential.from);
+  // An API key never comes from a cookie, whatever the resolver says.
+  return credential.from === 'cookie' && principal?.kind !== 'session' ? null : principal;
 }
 
 function enforceAuth(auth: Exclude<AuthRequirement, 'none'>, principal: Principal | null): void {
