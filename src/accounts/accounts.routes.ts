@@ -16,6 +16,7 @@ import { clearSessionCookie } from '../platform/http/session-cookie.js';
 import { completeOnboarding } from './complete-onboarding.js';
 import { describePrincipal } from './describe-principal.js';
 import { emailSignInRoutes } from './email-sign-in.routes.js';
+import { googleSignInRoutes } from './google-sign-in.routes.js';
 import { listMerchants } from './list-merchants.js';
 import { mfaRoutes } from './mfa.routes.js';
 import { profileRoutes } from './profile.routes.js';
@@ -33,6 +34,7 @@ const OkAnswer = Type.Object({ ok: Type.Literal(true) });
 export async function accountsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   await walletSignInRoutes(api, context);
   await emailSignInRoutes(api, context);
+  await googleSignInRoutes(api, context);
   await profileRoutes(api, context);
   await mfaRoutes(api, context);
 

@@ -19,6 +19,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   readonly webhookAllowPrivate: boolean;
   readonly adminToken: string | undefined;
+  /** OpenID Connect sign-in (GET /auth/google); absent when OIDC_CLIENT_ID is unset. */
+  readonly oidc: OidcConfig | undefined;
   /** 32 bytes; absent with embedded storage until generated into DATA_DIR. */
   readonly secretKey: Buffer | undefined;
   readonly redisUrl: string | undefined;
@@ -30,6 +32,13 @@ export interface Config {
   /** How long after a session's last second-factor check a sensitive change is allowed (SPEC "Authentication" 6). */
   readonly mfaFreshMinutes: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export interface OidcConfig {
+  /** Issuer identifier whose discovery document is read; https, or http on loopback only. */
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
 }
 
 export class ConfigError extends Error {
@@ -76,6 +85,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
   }
+  const oidc = oidcConfig(env);
 
   return Object.freeze({
     port,
@@ -89,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     adminToken,
+    oidc,
     secretKey,
     redisUrl,
     trustProxy: Object.freeze(trustProxy(env)),
@@ -141,6 +152,31 @@ function secret(env: Env): Buffer | undefined {
   if (raw === undefined) return undefined;
   if (!/^[0-9a-fA-F]{64}$/.test(raw)) throw new ConfigError('SECRET_KEY', 'must be 64 hex characters (32 bytes)');
   return Buffer.from(raw, 'hex');
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function oidcConfig(env: Env): OidcConfig | undefined {
+  const clientId = text(env, 'OIDC_CLIENT_ID');
+  const clientSecret = text(env, 'OIDC_CLIENT_SECRET');
+  const rawIssuer = text(env, 'OIDC_ISSUER');
+  if (clientId === undefined) {
+    if (clientSecret !== undefined) throw new ConfigError('OIDC_CLIENT_ID', 'is required with OIDC_CLIENT_SECRET');
+    if (rawIssuer !== undefined) throw new ConfigError('OIDC_CLIENT_ID', 'is required with OIDC_ISSUER');
+    return undefined;
+  }
+  if (clientSecret === undefined) throw new ConfigError('OIDC_CLIENT_SECRET', 'is required with OIDC_CLIENT_ID');
+  // Kept exactly as given: the discovery document's `issuer` must match it character for character.
+  const issuer = rawIssuer ?? 'https://accounts.google.com';
+  const parsed = URL.canParse(issuer) ? new URL(issuer) : undefined;
+  if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+    throw new ConfigError('OIDC_ISSUER', `must be an absolute https URL, got "${issuer}"`);
+  }
+  // Tokens and the client secret travel to the issuer: plain http only to a provider on this machine (tests, development).
+  if (parsed.protocol !== 'https:' && !LOOPBACK_HOSTS.has(parsed.hostname)) {
+    throw new ConfigError('OIDC_ISSUER', 'must use https (http only for localhost)');
+  }
+  return Object.freeze({ issuer, clientId, clientSecret });
 }
 
 function trustProxy(env: Env): string[] {

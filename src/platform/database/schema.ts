@@ -419,9 +419,21 @@ export interface MailOutboxTable {
   sent_at: NullableTimestamp;
 }
 
+// Identity-provider sign-in in flight (migrations/202611230080_oidc.sql).
+export interface OidcStatesTable {
+  id: string;
+  state_digest: string;
+  nonce: string;
+  code_verifier_sealed: string;
+  return_to: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface SignInTables {
   email_challenges: EmailChallengesTable;
   mail_outbox: MailOutboxTable;
+  oidc_states: OidcStatesTable;
 }
 
 // ── admin: merchant fee terms (202611230040) and the audit log (202611230041)
