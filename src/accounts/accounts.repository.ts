@@ -9,20 +9,23 @@ type Provider = IdentitiesTable['provider'];
 export interface UserRow {
   readonly id: string;
   readonly onboardedAt: Date | null;
-  /** The user has a confirmed second factor (TOTP). */
+  /** The user has a confirmed second factor (TOTP or a passkey). */
   readonly mfaEnrolled: boolean;
 }
 
-/** `mfa_enrolled`: whether the user of `users.id` has a confirmed second factor. */
+/** `mfa_enrolled`: whether the user of `users.id` has a confirmed second factor (TOTP or a passkey). */
 function mfaEnrolled(eb: ExpressionBuilder<Database, 'users'>) {
   return eb
-    .exists(
-      eb
-        .selectFrom('totp_factors')
-        .select('totp_factors.user_id')
-        .whereRef('totp_factors.user_id', '=', 'users.id')
-        .where('totp_factors.confirmed_at', 'is not', null),
-    )
+    .or([
+      eb.exists(
+        eb
+          .selectFrom('totp_factors')
+          .select('totp_factors.user_id')
+          .whereRef('totp_factors.user_id', '=', 'users.id')
+          .where('totp_factors.confirmed_at', 'is not', null),
+      ),
+      eb.exists(eb.selectFrom('passkeys').select('passkeys.user_id').whereRef('passkeys.user_id', '=', 'users.id')),
+    ])
     .as('mfa_enrolled');
 }
 

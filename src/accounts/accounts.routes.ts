@@ -19,6 +19,7 @@ import { emailSignInRoutes } from './email-sign-in.routes.js';
 import { googleSignInRoutes } from './google-sign-in.routes.js';
 import { listMerchants } from './list-merchants.js';
 import { mfaRoutes } from './mfa.routes.js';
+import { passkeyRoutes } from './passkey.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { signOut } from './sign-out.js';
 import { walletSignInRoutes } from './wallet-sign-in.routes.js';
@@ -37,6 +38,7 @@ export async function accountsRoutes(api: IvoryServer, context: AppContext): Pro
   await googleSignInRoutes(api, context);
   await profileRoutes(api, context);
   await mfaRoutes(api, context);
+  await passkeyRoutes(api, context);
 
   // Reachable before the second factor (decision 0012): `user.mfa_required` is how a client learns it owes one.
   api.get('/me', { config: { auth: { session: true, key: 'any', mfa: 'exempt' } } }, async (request) => describePrincipal(context.db, principalOf(request)));

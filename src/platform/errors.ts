@@ -85,6 +85,8 @@ const STATUS_BY_CODE = {
   invalid_limits: 400, // operator API: a limit override not a whole number in range
   invalid_fee_terms: 400, // operator API: fee terms the catalogue would refuse (details name the network, kind and field)
   invalid_code: 400, // a TOTP code wrong, malformed or already used, or a recovery code unknown or used (decision 0012)
+  passkey_challenge_invalid: 400, // a passkey ceremony unknown, expired, already finished or begun by another session: begin again
+  invalid_passkey: 400, // the authenticator's answer was refused (origin, challenge, signature, counter, unknown credential, malformed)
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

@@ -74,6 +74,30 @@ export interface RecoveryCodesTable {
   used_at: NullableTimestamp;
 }
 
+/** Passkeys (migrations/202611230070_passkeys.sql). */
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: ColumnType<string, string, string>;
+  transports: Generated<string>;
+  name: string;
+  created_at: CreatedAt;
+  last_used_at: NullableTimestamp;
+}
+
+export interface PasskeyChallengesTable {
+  id: string;
+  session_id: string;
+  user_id: string;
+  purpose: 'register' | 'authenticate';
+  challenge: string;
+  name: string | null;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+}
+
 export interface WalletChallengesTable {
   id: string;
   address: string;
@@ -162,6 +186,8 @@ export interface PlatformTables {
   sessions: SessionsTable;
   totp_factors: TotpFactorsTable;
   recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
   wallet_challenges: WalletChallengesTable;
   merchants: MerchantsTable;
   grants: GrantsTable;
