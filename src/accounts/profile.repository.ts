@@ -5,11 +5,17 @@ import type { ProfileRow } from './profile.js';
 export async function findProfile(db: Executor, userId: string): Promise<ProfileRow | undefined> {
   const row = await db
     .selectFrom('users')
-    .select(['display_name', 'theme', 'language', 'created_at'])
+    .select(['display_name', 'theme', 'language', 'created_at', 'avatar_png'])
     .where('id', '=', userId)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  return { displayName: row.display_name, theme: row.theme, language: row.language, createdAt: row.created_at };
+  return { displayName: row.display_name, theme: row.theme, language: row.language, createdAt: row.created_at, avatarPng: row.avatar_png };
+}
+
+/** Replaces the user's avatar; false when there is no such user. */
+export async function storeAvatar(db: Executor, userId: string, png: Uint8Array): Promise<boolean> {
+  const updated = await db.updateTable('users').set({ avatar_png: png }).where('id', '=', userId).returning('id').executeTakeFirst();
+  return updated !== undefined;
 }
 
 /** Sets the fields given; the others keep their values. */

@@ -6,7 +6,9 @@ import { SESSION_ONLY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { getProfile } from './get-profile.js';
 import { listIdentities } from './list-identities.js';
+import { AVATAR_BODY_LIMIT, AVATAR_OUTPUT_SIDE, MAX_AVATAR_INPUT_SIDE } from './avatar.js';
 import { LANGUAGES, MAX_DISPLAY_NAME_LENGTH, THEMES } from './profile.js';
+import { setAvatar } from './set-avatar.js';
 import { unlinkIdentity } from './unlink-identity.js';
 import { changeProfile } from './update-profile.js';
 
@@ -40,6 +42,21 @@ const ProfilePatch = Type.Object(
   { additionalProperties: false },
 );
 
+// Any string reaches the use case, so every bad image is invalid_image or
+// image_too_large (SPEC), not a schema error.
+const AvatarBody = Type.Object(
+  {
+    image_base64: Type.String({
+      description: `Standard padded base64 of a PNG or JPEG of at most ${MAX_AVATAR_INPUT_SIDE}x${MAX_AVATAR_INPUT_SIDE} px.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const AvatarAnswer = Type.Object({
+  avatar_url: Type.String({ description: `data:image/png;base64,… of the image normalised to at most ${AVATAR_OUTPUT_SIDE}x${AVATAR_OUTPUT_SIDE} px.` }),
+});
+
 const IdentitySchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   provider: Type.String({ description: 'wallet, email or google' }),
@@ -68,6 +85,17 @@ export async function profileRoutes(api: IvoryServer, context: AppContext): Prom
         ...(preferences?.language === undefined ? {} : { language: preferences.language }),
       });
     },
+  );
+
+  api.post(
+    '/profile/avatar',
+    {
+      // Only this route takes bodies the size of a photo (the default limit stays 1 MB); larger ones are 413.
+      bodyLimit: AVATAR_BODY_LIMIT,
+      schema: { body: AvatarBody, response: { 200: AvatarAnswer } },
+      config: { auth: SESSION_ONLY, fieldErrors: { image_base64: 'invalid_image' } },
+    },
+    async (request) => setAvatar(context.db, userOf(request), request.body.image_base64),
   );
 
   api.get('/identities', { schema: { response: { 200: Type.Array(IdentitySchema) } }, config: { auth: SESSION_ONLY } }, async (request) =>

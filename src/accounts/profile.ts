@@ -20,16 +20,22 @@ export interface ProfileRow {
   readonly theme: Theme;
   readonly language: Language;
   readonly createdAt: Date;
+  /** The normalised avatar (POST /profile/avatar), or null. */
+  readonly avatarPng: Uint8Array | null;
 }
 
 export function profileView(profile: ProfileRow): ProfileView {
   return {
     display_name: profile.displayName,
     preferences: { theme: profile.theme, language: profile.language },
-    // Avatars are not stored yet (issue 10, item 6, another change): always SPEC's "empty".
-    avatar_url: '',
+    avatar_url: profile.avatarPng === null ? '' : avatarUrl(profile.avatarPng),
     created_at: profile.createdAt.toISOString(),
   };
+}
+
+/** SPEC "Profile" avatar_url: the stored PNG as an inline data URL. */
+export function avatarUrl(png: Uint8Array): string {
+  return `data:image/png;base64,${Buffer.from(png).toString('base64')}`;
 }
 
 /**

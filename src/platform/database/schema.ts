@@ -27,6 +27,8 @@ export interface UsersTable {
   // SPEC "Profile" preferences (migrations/202611230050_email_sign_in.sql).
   theme: Generated<Theme>;
   language: Generated<Language>;
+  /** bytea, the normalised avatar PNG or null (migrations/202611230090_sessions_cookies_avatar.sql). */
+  avatar_png: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
 }
 
 export type Theme = 'dark' | 'light' | 'system';
