@@ -12,7 +12,6 @@ import type { SessionPrincipal } from '../platform/http/principal.js';
 import { findUser } from './accounts.repository.js';
 import { markSessionMfaPassed } from './mfa.repository.js';
 import {
-  credentialIsRegistered,
   insertPasskey,
   lockUserPasskeyByCredential,
   recordPasskeyUse,
@@ -102,7 +101,6 @@ async function register(
   );
   if (verification === null || !verification.verified) return null;
   const { credential } = verification.registrationInfo;
-  if (await credentialIsRegistered(trx, credential.id)) return null;
   const passkey = {
     id: newId(),
     userId: ceremony.userId,
@@ -113,7 +111,7 @@ async function register(
     name: ceremony.name ?? '',
     createdAt: now,
   };
-  await insertPasskey(trx, passkey);
+  if (!(await insertPasskey(trx, passkey))) return null;
   return passkeyView(passkey);
 }
 

@@ -56,16 +56,13 @@ export async function lockUserPasskeyByCredential(db: Executor, userId: string, 
   return row === undefined ? undefined : toPasskey(row);
 }
 
-export async function credentialIsRegistered(db: Executor, credentialId: string): Promise<boolean> {
-  const row = await db.selectFrom('passkeys').select('id').where('credential_id', '=', credentialId).executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function insertPasskey(
-  db: Executor,
-  passkey: Omit<PasskeyRow, 'counter'> & { readonly counter: number },
-): Promise<void> {
-  await db
+/**
+ * Stores a new passkey; false (nothing stored) when its credential is already
+ * registered, to this user or another: the unique key decides, so two
+ * concurrent registrations of one credential cannot both succeed.
+ */
+export async function insertPasskey(db: Executor, passkey: PasskeyRow): Promise<boolean> {
+  const inserted = await db
     .insertInto('passkeys')
     .values({
       id: passkey.id,
@@ -77,7 +74,10 @@ export async function insertPasskey(
       name: passkey.name,
       created_at: passkey.createdAt,
     })
-    .execute();
+    .onConflict((conflict) => conflict.column('credential_id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
 export async function recordPasskeyUse(db: Executor, passkeyId: string, counter: number, at: Date): Promise<void> {

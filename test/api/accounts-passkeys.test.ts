@@ -348,6 +348,28 @@ describe('SPEC "Sign-in" passkey authentication (second factor, SPEC "Authentica
   });
 });
 
+describe('Passkey ceremonies under concurrency', () => {
+  it('one ceremony finished twice at once: one 200, one passkey_challenge_invalid; one credential registered through two ceremonies at once: one passkey', async () => {
+    const user = await newUser();
+    const authenticator = new SoftwareAuthenticator();
+    const { credentialId } = await registerPasskey(user.token, authenticator);
+
+    const begun = await begin(user.token, { purpose: 'authenticate' });
+    const answers = await Promise.all([1, 2].map((counter) => finish(user.token, begun.id, authenticator.assert(credentialId, begun.ceremony, { counter }))));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400]);
+    expect(answers.find((answer) => answer.statusCode === 400)?.json().error.code).toBe('passkey_challenge_invalid');
+
+    const first = await begin(user.token, { purpose: 'register' });
+    const second = await begin(user.token, { purpose: 'register' });
+    const fresh = authenticator.register(first.ceremony);
+    const again = authenticator.register(second.ceremony, { reuse: fresh.credentialId });
+    const registered = await Promise.all([finish(user.token, first.id, fresh.response), finish(user.token, second.id, again.response)]);
+    expect(registered.map((answer) => answer.statusCode).sort()).toEqual([200, 400]);
+    expect(registered.find((answer) => answer.statusCode === 400)?.json().error.code).toBe('invalid_passkey');
+    expect((await passkeyRows(user.userId)).filter((row) => row.credential_id === fresh.credentialId)).toHaveLength(1);
+  });
+});
+
 describe('SPEC "Sign-in" passkey begin: bad input', () => {
   it('refuses a missing or unknown purpose, a name with authenticate, a bad name, authenticate without passkeys; no ceremony stored', async () => {
     const user = await newUser();
