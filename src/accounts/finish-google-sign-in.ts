@@ -1,5 +1,5 @@
 import type { Clock } from '../platform/clock.js';
-import { newId, sha256Hex } from '../platform/crypto.js';
+import { constantTimeEqual, newId, sha256Hex } from '../platform/crypto.js';
 import { inTransaction, type Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { findIdentityOwner, findUser, insertIdentity } from './accounts.repository.js';
@@ -20,10 +20,13 @@ export interface GoogleSession {
 }
 
 /**
- * SPEC "Sign-in" GET /auth/google/callback. The state is taken (deleted) by
- * the first callback that presents it, whatever happens next, so it cannot be
- * replayed. Refusals: a missing, unknown, expired or used state, a provider
- * error or an answer that fails openid-client's checks (unauthorized); no
+ * SPEC "Sign-in" GET /auth/google/callback. The state must be the one the
+ * browser was given when it started (`browserState`, from its cookie), so a
+ * callback URL made by someone else's sign-in cannot log this browser in to
+ * their account; a mismatch touches nothing. The state is then taken (deleted)
+ * by the first callback that presents it, whatever happens next, so it cannot
+ * be replayed. Refusals: a missing, unknown, expired, used or foreign state,
+ * a provider error or an answer that fails openid-client's checks (unauthorized); no
  * verified e-mail in the ID token (email_required); a malformed one
  * (invalid_email); a disposable one for a new account (disposable_email).
  * Users, identities and sessions are written only on success, in one
@@ -36,9 +39,10 @@ export interface GoogleSession {
  */
 export async function finishGoogleSignIn(
   deps: GoogleSignInDeps,
-  input: { readonly callbackUrl: URL; readonly state: string | undefined },
+  input: { readonly callbackUrl: URL; readonly state: string | undefined; readonly browserState: string | undefined },
 ): Promise<GoogleSession> {
-  if (input.state === undefined || input.state === '') throw new IvoryError('unauthorized');
+  if (input.state === undefined || input.state === '' || input.browserState === undefined) throw new IvoryError('unauthorized');
+  if (!constantTimeEqual(input.state, input.browserState)) throw new IvoryError('unauthorized');
   const state = input.state;
   const pending = await inTransaction(deps.db, (trx) => takeOidcState(trx, sha256Hex(state), deps.clock.now()));
   if (pending === undefined) throw new IvoryError('unauthorized');

@@ -18,13 +18,17 @@ export interface GoogleSignInDeps {
 
 /**
  * SPEC "Sign-in" GET /auth/google: the provider's authorization URL for a
- * new request (authorization code with PKCE S256, state, nonce), whose state,
+ * new request (authorization code with PKCE S256, state, nonce), and its
+ * state for the browser to keep (the callback checks both), whose state,
  * nonce, sealed code verifier and `returnTo` wait server-side for the callback.
  * A `returnTo` that is not a same-origin path is refused (invalid_request).
  * Discovery happens before anything is written, so a provider that cannot be
  * reached leaves no row.
  */
-export async function startGoogleSignIn(deps: GoogleSignInDeps, input: { readonly returnTo: string | undefined }): Promise<URL> {
+export async function startGoogleSignIn(
+  deps: GoogleSignInDeps,
+  input: { readonly returnTo: string | undefined },
+): Promise<{ readonly authorizationUrl: URL; readonly state: string }> {
   const returnTo = input.returnTo === undefined ? undefined : parseReturnTo(input.returnTo);
   if (input.returnTo !== undefined && returnTo === undefined) throw new IvoryError('invalid_request', { field: 'return_to' });
 
@@ -44,5 +48,5 @@ export async function startGoogleSignIn(deps: GoogleSignInDeps, input: { readonl
       expiresAt: new Date(now.getTime() + OIDC_STATE_LIFETIME_MS),
     });
   });
-  return authorizationUrl;
+  return { authorizationUrl, state: binding.state };
 }

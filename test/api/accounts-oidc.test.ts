@@ -49,14 +49,27 @@ function newProviderUser(overrides: Partial<ProviderUser> = {}): ProviderUser {
   return { sub: `sub-${randomBytes(8).toString('hex')}`, email: newEmail(), email_verified: true, ...overrides };
 }
 
-/** GET /auth/google, then the provider's login, up to the callback URL the provider sends the browser to (not followed). */
-async function callbackFor(user: ProviderUser, query = ''): Promise<string> {
+/**
+ * A new browser's GET /auth/google, then the provider's login, up to the
+ * callback URL the provider sends the browser to (not yet followed).
+ */
+async function callbackFor(user: ProviderUser, query = ''): Promise<{ browser: Browser; callback: string }> {
   provider.signInAs(user);
-  return new Browser().followUntil(`${origin}/api/v1/auth/google${query}`, callbackPrefix);
+  const browser = new Browser();
+  return { browser, callback: await browser.followUntil(`${origin}/api/v1/auth/google${query}`, callbackPrefix) };
 }
 
-async function signIn(user: ProviderUser, query = '') {
-  return fetch(await callbackFor(user, query));
+async function signIn(user: ProviderUser, query = ''): Promise<Response> {
+  const { browser, callback } = await callbackFor(user, query);
+  return browser.get(callback);
+}
+
+/** The value of cookie `name` set by a response, and its attributes. */
+function setCookie(response: Response, name: string): { value: string; attributes: string } | undefined {
+  const line = response.headers.getSetCookie().find((candidate) => candidate.startsWith(`${name}=`));
+  if (line === undefined) return undefined;
+  const separator = line.indexOf(';');
+  return { value: line.slice(name.length + 1, separator), attributes: line.slice(separator + 1).trim() };
 }
 
 async function countRows(table: keyof Database): Promise<number> {
@@ -83,7 +96,6 @@ interface SessionAnswer {
   expires_at: string;
   csrf: string;
   user: { user_id: string; onboarding_required: boolean; mfa_required: boolean; mfa_at: string | null };
-  return_to?: string;
 }
 
 describe('SPEC "Sign-in" GET /auth/google: the redirect to the provider', () => {
@@ -103,6 +115,11 @@ describe('SPEC "Sign-in" GET /auth/google: the redirect to the provider', () => 
     expect(params.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(params.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(params.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The browser keeps the state too, for these two routes only, for the state's lifetime.
+    expect(setCookie(response, 'ivory_oidc_state')).toEqual({
+      value: params.get('state'),
+      attributes: 'Max-Age=600; Path=/api/v1/auth/google; HttpOnly; SameSite=Lax',
+    });
     expect(await countRows('oidc_states')).toBe(before + 1);
     // Only a digest of the state is stored.
     const stored = await app.context.db.selectFrom('oidc_states').select('state_digest').execute();
@@ -122,41 +139,52 @@ describe('SPEC "Sign-in" GET /auth/google: the redirect to the provider', () => 
 });
 
 describe('SPEC "Sign-in" GET /auth/google/callback: who signs in', () => {
-  it('a first sign-in creates the account with the provider identity and the verified e-mail, and answers {token, expires_at, csrf, user}', async () => {
+  it('a first sign-in creates the account with the provider identity and the verified e-mail, sets the session cookie and redirects to return_to', async () => {
     const person = newProviderUser();
     const before = await snapshot();
     const response = await signIn(person, '?return_to=%2Fdashboard%3Ftab%3Dshops');
-    expect(response.status).toBe(200);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(`${origin}/dashboard?tab=shops`);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    const session = (await response.json()) as SessionAnswer;
-    expect(session).toEqual({
-      token: expect.any(String),
-      expires_at: expect.any(String),
-      csrf: expect.any(String),
-      user: { user_id: session.user.user_id, onboarding_required: true, mfa_required: false, mfa_at: null },
-      return_to: '/dashboard?tab=shops',
-    });
+    const cookie = setCookie(response, 'ivory_session');
+    expect(cookie?.attributes).toMatch(/^Expires=[^;]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(setCookie(response, 'ivory_oidc_state')?.attributes).toMatch(/^Max-Age=0;/);
     expect(await snapshot()).toEqual({ users: before.users + 1, identities: before.identities + 2, sessions: before.sessions + 1 });
-    expect(await identitiesOf(session.user.user_id)).toEqual([
+
+    // The dashboard learns who it is and its csrf from GET /me with the cookie alone.
+    const me = await fetch(`${origin}/api/v1/me`, { headers: { cookie: `ivory_session=${cookie?.value ?? ''}` } });
+    expect(me.status).toBe(200);
+    const { user, csrf } = (await me.json()) as { user: SessionAnswer['user']; csrf: string };
+    expect(user).toEqual({ user_id: user.user_id, onboarding_required: true, mfa_required: false, mfa_at: null });
+    expect(csrf).toEqual(expect.any(String));
+    expect(await identitiesOf(user.user_id)).toEqual([
       { provider: 'email', subject: person.email.toLowerCase(), label: person.email },
       { provider: 'google', subject: person.sub, label: person.email },
     ]);
-
-    const me = await app.request({ method: 'GET', url: '/api/v1/me', headers: authed(session.token) });
-    expect(me.statusCode).toBe(200);
-    expect(me.json()).toEqual({ user: session.user, csrf: session.csrf });
   });
 
-  it('a second sign-in with the same provider account signs in to the same user (no return_to: none answered)', async () => {
+  it('without return_to it answers {token, expires_at, csrf, user} with the same session in the cookie; a second sign-in reaches the same user', async () => {
     const person = newProviderUser();
-    const first = (await (await signIn(person)).json()) as SessionAnswer;
+    const firstResponse = await signIn(person);
+    expect(firstResponse.status).toBe(200);
+    expect(firstResponse.headers.get('cache-control')).toBe('no-store');
+    const first = (await firstResponse.json()) as SessionAnswer;
+    expect(first).toEqual({
+      token: expect.any(String),
+      expires_at: expect.any(String),
+      csrf: expect.any(String),
+      user: { user_id: first.user.user_id, onboarding_required: true, mfa_required: false, mfa_at: null },
+    });
+    expect(setCookie(firstResponse, 'ivory_session')?.value).toBe(first.token);
+    const me = await app.request({ method: 'GET', url: '/api/v1/me', headers: authed(first.token) });
+    expect(me.json()).toEqual({ user: first.user, csrf: first.csrf });
+
     const before = await snapshot();
     const response = await signIn(person);
     expect(response.status).toBe(200);
     const second = (await response.json()) as SessionAnswer;
     expect(second.user.user_id).toBe(first.user.user_id);
     expect(second.token).not.toBe(first.token);
-    expect(second).not.toHaveProperty('return_to');
     expect(await snapshot()).toEqual({ ...before, sessions: before.sessions + 1 });
   });
 
@@ -203,53 +231,72 @@ describe('SPEC "Sign-in" GET /auth/google/callback: refusals store nothing', () 
   });
 
   it('a replayed callback (its state already used) answers 401 unauthorized', async () => {
-    const callback = await callbackFor(newProviderUser());
-    expect((await fetch(callback)).status).toBe(200);
+    const { browser, callback } = await callbackFor(newProviderUser());
+    // The browser clears its state cookie on success; a replay that brings the state back is refused by the used row.
+    const state = new URL(callback).searchParams.get('state') ?? '';
+    expect((await browser.get(callback)).status).toBe(200);
     const before = await snapshot();
-    await expectError(await fetch(callback), 401, 'unauthorized');
+    await expectError(await fetch(callback, { headers: { cookie: `ivory_oidc_state=${state}` } }), 401, 'unauthorized');
+    await expectError(await browser.get(callback), 401, 'unauthorized');
     expect(await snapshot()).toEqual(before);
   });
 
-  it('an unknown, altered or missing state answers 401 unauthorized; the real one still works after', async () => {
-    const callback = new URL(await callbackFor(newProviderUser()));
+  it('an unknown, altered or missing state answers 401 unauthorized and leaves the real one usable', async () => {
+    const { browser, callback } = await callbackFor(newProviderUser());
+    const real = new URL(callback);
     const before = await snapshot();
-    const altered = new URL(callback);
-    altered.searchParams.set('state', `${callback.searchParams.get('state') ?? ''}x`);
-    await expectError(await fetch(altered), 401, 'unauthorized');
-    const missing = new URL(callback);
+    const states = await countRows('oidc_states');
+    const altered = new URL(real);
+    altered.searchParams.set('state', `${real.searchParams.get('state') ?? ''}x`);
+    await expectError(await browser.get(altered.href), 401, 'unauthorized');
+    const missing = new URL(real);
     missing.searchParams.delete('state');
-    await expectError(await fetch(missing), 401, 'unauthorized');
-    await expectError(await fetch(`${callbackPrefix}?code=made-up&state=made-up`), 401, 'unauthorized');
+    await expectError(await browser.get(missing.href), 401, 'unauthorized');
+    await expectError(await browser.get(`${callbackPrefix}?code=made-up&state=made-up`), 401, 'unauthorized');
+    await expectError(await fetch(`${callbackPrefix}?code=made-up&state=made-up`, { headers: { cookie: 'ivory_oidc_state=made-up' } }), 401, 'unauthorized');
     expect(await snapshot()).toEqual(before);
-    expect((await fetch(callback)).status).toBe(200);
+    expect(await countRows('oidc_states')).toBe(states);
+    expect((await browser.get(callback)).status).toBe(200);
+  });
+
+  it('a callback URL opened by another browser (login CSRF: no state cookie, or another one) answers 401 and leaves the state to its own browser', async () => {
+    const { browser, callback } = await callbackFor(newProviderUser());
+    const before = await snapshot();
+    await expectError(await fetch(callback), 401, 'unauthorized');
+    const victim = new Browser();
+    await victim.get(`${origin}/api/v1/auth/google`);
+    await expectError(await victim.get(callback), 401, 'unauthorized');
+    expect(await snapshot()).toEqual(before);
+    expect((await browser.get(callback)).status).toBe(200);
   });
 
   it('a state past its 10 minutes answers 401 unauthorized', async () => {
-    const callback = await callbackFor(newProviderUser());
+    const { browser, callback } = await callbackFor(newProviderUser());
     app.clock.advance(11 * 60 * 1000);
     const before = await snapshot();
-    await expectError(await fetch(callback), 401, 'unauthorized');
+    await expectError(await browser.get(callback), 401, 'unauthorized');
     expect(await snapshot()).toEqual(before);
   });
 
   it('a provider error (access_denied) answers 401 unauthorized and uses up the state', async () => {
-    const start = await fetch(`${origin}/api/v1/auth/google`, { redirect: 'manual' });
+    const browser = new Browser();
+    const start = await browser.get(`${origin}/api/v1/auth/google`);
     const state = new URL(start.headers.get('location') ?? '').searchParams.get('state') ?? '';
     const states = await countRows('oidc_states');
     const before = await snapshot();
     const denied = `${callbackPrefix}?error=access_denied&state=${state}&iss=${encodeURIComponent(provider.issuer)}`;
-    await expectError(await fetch(denied), 401, 'unauthorized');
+    await expectError(await browser.get(denied), 401, 'unauthorized');
     expect(await countRows('oidc_states')).toBe(states - 1);
     expect(await snapshot()).toEqual(before);
   });
 
   it('a code that does not match the state\'s PKCE verifier (swapped between two requests) answers 401 unauthorized', async () => {
-    const first = new URL(await callbackFor(newProviderUser()));
-    const second = new URL(await callbackFor(newProviderUser()));
-    const swapped = new URL(first);
-    swapped.searchParams.set('code', second.searchParams.get('code') ?? '');
+    const first = await callbackFor(newProviderUser());
+    const second = await callbackFor(newProviderUser());
+    const swapped = new URL(first.callback);
+    swapped.searchParams.set('code', new URL(second.callback).searchParams.get('code') ?? '');
     const before = await snapshot();
-    await expectError(await fetch(swapped), 401, 'unauthorized');
+    await expectError(await first.browser.get(swapped.href), 401, 'unauthorized');
     expect(await snapshot()).toEqual(before);
   });
 });

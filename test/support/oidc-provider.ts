@@ -105,8 +105,9 @@ export async function startLocalProvider(redirectUri: string): Promise<LocalProv
 }
 
 /**
- * A browser without a screen: plain `fetch` that keeps cookies per host and
- * follows redirects by hand, so a test can stop at a chosen URL.
+ * A browser without a screen: plain `fetch` that keeps cookies per host (paths
+ * and expiry other than Max-Age=0 ignored) and follows redirects by hand, so
+ * a test can stop at a chosen URL.
  */
 export class Browser {
   readonly #cookies = new Map<string, Map<string, string>>();
@@ -121,7 +122,9 @@ export class Browser {
       const separator = pair?.indexOf('=') ?? -1;
       if (pair === undefined || separator === -1) continue;
       const hostJar = this.#cookies.get(target.host) ?? new Map<string, string>();
-      hostJar.set(pair.slice(0, separator).trim(), pair.slice(separator + 1).trim());
+      const name = pair.slice(0, separator).trim();
+      if (/;\s*Max-Age=0\b/i.test(line)) hostJar.delete(name);
+      else hostJar.set(name, pair.slice(separator + 1).trim());
       this.#cookies.set(target.host, hostJar);
     }
     return response;
