@@ -198,6 +198,7 @@ describe('SPEC "Sign-in" passkey authentication (second factor, SPEC "Authentica
     const user = await newUser();
     const authenticator = new SoftwareAuthenticator();
     const first = await registerPasskey(user.token, authenticator, 'Phone');
+    app.clock.advance(1_000); // passkeys are listed oldest first
     const second = await registerPasskey(user.token, authenticator, 'Key');
     app.clock.advance(60_000);
 
