@@ -47,7 +47,7 @@ const SessionAnswer = Type.Object({
 export async function googleSignInRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { config } = context;
   const redirectUri = `${config.publicUrl}${API_PREFIX}${CALLBACK_PATH}`;
-  const provider = config.oidc === undefined ? undefined : openIdConnectProvider({ ...config.oidc, redirectUri });
+  const provider = config.oidc === undefined ? undefined : openIdConnectProvider({ ...config.oidc, redirectUri, log: context.log });
   // The state also travels in this cookie, scoped to these two routes, so that only the browser that started can finish.
   const stateCookie = `${config.brand.toLowerCase()}_oidc_state`;
   const configured = async (): Promise<void> => {

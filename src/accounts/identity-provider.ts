@@ -6,6 +6,8 @@ export interface IdentityProviderSettings {
   readonly clientSecret: string;
   /** Where the provider sends the browser back: `{base_url}/auth/google/callback`. */
   readonly redirectUri: string;
+  /** Why a callback was refused, for the operator: a wrong client secret refuses everyone alike. */
+  readonly log: { warn(details: Record<string, unknown>, message: string): void };
 }
 
 /** What one authorization request is bound to; all three are checked when its callback is redeemed. */
@@ -88,8 +90,9 @@ export function openIdConnectProvider(settings: IdentityProviderSettings): Ident
         });
         claims = tokens.claims();
       } catch (error) {
-        if (isRefusal(error)) return undefined;
-        throw error;
+        if (!isRefusal(error)) throw error;
+        settings.log.warn({ issuer: settings.issuer, reason: refusalReason(error) }, 'identity provider callback refused');
+        return undefined;
       }
       if (claims === undefined) return undefined;
       return {
@@ -100,6 +103,12 @@ export function openIdConnectProvider(settings: IdentityProviderSettings): Ident
       };
     },
   };
+}
+
+/** The provider's error code or openid-client's check that failed; never a token or a code. */
+function refusalReason(error: unknown): string {
+  if (error instanceof openid.AuthorizationResponseError || error instanceof openid.ResponseBodyError) return error.error;
+  return error instanceof Error ? `${(error as { code?: unknown }).code ?? ''} ${error.message}`.trim() : 'unknown';
 }
 
 /** The provider said no, or its answer failed validation; a TypeError (network failure) is not a refusal. */

@@ -241,6 +241,14 @@ describe('SPEC "Sign-in" GET /auth/google/callback: refusals store nothing', () 
     expect(await snapshot()).toEqual(before);
   });
 
+  it('two concurrent callbacks with one state: exactly one signs in', async () => {
+    const { browser, callback } = await callbackFor(newProviderUser());
+    const before = await snapshot();
+    const answers = await Promise.all([browser.get(callback), browser.get(callback)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
+    expect(await snapshot()).toEqual({ users: before.users + 1, identities: before.identities + 2, sessions: before.sessions + 1 });
+  });
+
   it('an unknown, altered or missing state answers 401 unauthorized and leaves the real one usable', async () => {
     const { browser, callback } = await callbackFor(newProviderUser());
     const real = new URL(callback);
