@@ -8,6 +8,8 @@ import { paymentsRoutes } from './payments/index.js';
 import { payoutJobs } from './payouts/index.js';
 import { sandboxRoutes } from './sandbox/index.js';
 import { accountsRoutes, resolvePrincipal } from './accounts/index.js';
+import { factorsRoutes } from './factors/index.js';
+import { identityProviderRoutes } from './identity-provider/index.js';
 import type { AppContext } from './app-context.js';
 import type { Job } from './platform/jobs.js';
 import type { PrincipalResolver } from './platform/http/principal.js';
@@ -28,6 +30,8 @@ export interface IvoryModule {
 
 export const modules: readonly IvoryModule[] = [
   { name: 'accounts', routes: accountsRoutes, resolvePrincipal },
+  { name: 'factors', routes: factorsRoutes },
+  { name: 'identity-provider', routes: identityProviderRoutes },
   { name: 'catalogue', routes: catalogueRoutes },
   { name: 'merchants', routes: merchantsRoutes },
   { name: 'keys', routes: keysRoutes },

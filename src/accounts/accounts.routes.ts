@@ -16,10 +16,7 @@ import { clearSessionCookie } from '../platform/http/session-cookie.js';
 import { completeOnboarding } from './complete-onboarding.js';
 import { describePrincipal } from './describe-principal.js';
 import { emailSignInRoutes } from './email-sign-in.routes.js';
-import { googleSignInRoutes } from './google-sign-in.routes.js';
 import { listMerchants } from './list-merchants.js';
-import { mfaRoutes } from './mfa.routes.js';
-import { passkeyRoutes } from './passkey.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { signOut } from './sign-out.js';
 import { walletSignInRoutes } from './wallet-sign-in.routes.js';
@@ -35,10 +32,7 @@ const OkAnswer = Type.Object({ ok: Type.Literal(true) });
 export async function accountsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   await walletSignInRoutes(api, context);
   await emailSignInRoutes(api, context);
-  await googleSignInRoutes(api, context);
   await profileRoutes(api, context);
-  await mfaRoutes(api, context);
-  await passkeyRoutes(api, context);
 
   // Reachable before the second factor (decision 0012): `user.mfa_required` is how a client learns it owes one.
   api.get('/me', { config: { auth: { session: true, key: 'any', mfa: 'exempt' } } }, async (request) => describePrincipal(context.db, principalOf(request)));

@@ -2,3 +2,11 @@
 export { accountsRoutes } from './accounts.routes.js';
 export { resolvePrincipal } from './resolve-principal.js';
 export { requireOnboarded } from './require-onboarded.js';
+// For the second factors (factors/) and the identity provider (identity-provider/): users,
+// identities, sessions, and how a session answer shows its user.
+export { findIdentityOwner, findUser, insertIdentity, revokeSession } from './accounts.repository.js';
+export { isDisposableDomain, parseEmailAddress, type EmailAddress } from './email-address.js';
+export { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
+export { startSession } from './start-session.js';
+export { sessionUserView, type SessionUserView } from './session.js';
+export { SessionUserSchema } from './session-user.schema.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptTransports, normalizePasskeyName, relyingPartyOf } from '../../src/accounts/passkeys.js';
+import { keptTransports, normalizePasskeyName, relyingPartyOf } from '../../src/factors/passkeys.js';
 import { cborEncode } from '../support/software-authenticator.js';
 
 // Issue 10, item 5: the pure rules of passkeys, and the test authenticator's

@@ -9,7 +9,7 @@ import {
   recoveryCodeDigest,
   timeStepAt,
   totpSetupUri,
-} from '../../src/accounts/totp.js';
+} from '../../src/factors/totp.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { SecretBox } from '../../src/platform/crypto.js';
 

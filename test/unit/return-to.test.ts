@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseReturnTo } from '../../src/accounts/return-to.js';
+import { parseReturnTo } from '../../src/identity-provider/return-to.js';
 
 // Decision 0014: GET /auth/google?return_to= takes a same-origin path only, so a
 // sign-in link cannot forward its user to another site after the callback.

@@ -8,7 +8,7 @@ import { confirmSession } from './confirm-session.js';
 import { enrollTotp } from './enroll-totp.js';
 import { getSecuritySummary } from './get-security-summary.js';
 import { redeemRecoveryCode } from './redeem-recovery-code.js';
-import { SessionUserSchema } from './session-user.schema.js';
+import { SessionUserSchema } from '../accounts/index.js';
 import { verifyTotp } from './verify-totp.js';
 
 const EnrollAnswer = Type.Object({

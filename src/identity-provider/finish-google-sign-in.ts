@@ -2,12 +2,19 @@ import type { Clock } from '../platform/clock.js';
 import { constantTimeEqual, newId, sha256Hex } from '../platform/crypto.js';
 import { inTransaction, type Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import { findIdentityOwner, findUser, insertIdentity } from './accounts.repository.js';
-import { isDisposableDomain, parseEmailAddress, type EmailAddress } from './email-address.js';
-import { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 import { takeOidcState } from './oidc-states.repository.js';
-import { sessionUserView, type SessionUserView } from './session.js';
-import { startSession } from './start-session.js';
+import {
+  findIdentityOwner,
+  findOrCreateIdentityUser,
+  findUser,
+  insertIdentity,
+  isDisposableDomain,
+  parseEmailAddress,
+  sessionUserView,
+  startSession,
+  type EmailAddress,
+  type SessionUserView,
+} from '../accounts/index.js';
 import type { GoogleSignInDeps } from './start-google-sign-in.js';
 
 export interface GoogleSession {

@@ -9,7 +9,7 @@ import { newId } from '../platform/crypto.js';
 import { inTransaction, type Db, type Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import type { SessionPrincipal } from '../platform/http/principal.js';
-import { findUser } from './accounts.repository.js';
+import { findUser } from '../accounts/index.js';
 import { markSessionMfaPassed } from './mfa.repository.js';
 import {
   insertPasskey,
@@ -19,7 +19,7 @@ import {
   type PasskeyChallengeRow,
 } from './passkeys.repository.js';
 import { keptTransports, passkeyView, relyingPartyOf, type PasskeyView, type RelyingParty } from './passkeys.js';
-import { sessionUserView, type SessionUserView } from './session.js';
+import { sessionUserView, type SessionUserView } from '../accounts/index.js';
 
 export interface FinishPasskeyCeremonyDeps {
   readonly db: Db;

@@ -9,7 +9,7 @@ import { finishPasskeyCeremony } from './finish-passkey-ceremony.js';
 import { MAX_PASSKEY_NAME_LENGTH } from './passkeys.js';
 import { removePasskey } from './remove-passkey.js';
 import { renamePasskey } from './rename-passkey.js';
-import { SessionUserSchema } from './session-user.schema.js';
+import { SessionUserSchema } from '../accounts/index.js';
 
 const PasskeySchema = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Ivory id of the passkey (not the WebAuthn credential id)' }),

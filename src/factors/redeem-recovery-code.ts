@@ -3,10 +3,10 @@ import { constantTimeEqual, type SecretBox } from '../platform/crypto.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import type { SessionPrincipal } from '../platform/http/principal.js';
-import { findUser } from './accounts.repository.js';
+import { findUser } from '../accounts/index.js';
 import { countWrongCode, sessionOutOfMfaAttempts, type WrongCodeOutcome } from './mfa-failures.js';
 import { listUnusedRecoveryCodes, lockTotpFactor, markSessionMfaPassed, useRecoveryCode } from './mfa.repository.js';
-import { sessionUserView, type SessionUserView } from './session.js';
+import { sessionUserView, type SessionUserView } from '../accounts/index.js';
 import { recoveryCodeDigest } from './totp.js';
 
 export interface RecoveryRedeemed {

@@ -1,5 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
-import { revokeSession } from './accounts.repository.js';
+import { revokeSession } from '../accounts/index.js';
 import { countSessionMfaFailure, findSessionMfaFailures } from './mfa.repository.js';
 import { MFA_MAX_FAILURES } from './totp.js';
 

@@ -7,7 +7,7 @@ import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import { readSessionCookie, setSessionCookie } from '../platform/http/session-cookie.js';
 import { finishGoogleSignIn } from './finish-google-sign-in.js';
 import { openIdConnectProvider } from './identity-provider.js';
-import { SessionUserSchema } from './session-user.schema.js';
+import { SessionUserSchema } from '../accounts/index.js';
 import { OIDC_STATE_LIFETIME_MS, startGoogleSignIn } from './start-google-sign-in.js';
 
 const START_PATH = '/auth/google';
