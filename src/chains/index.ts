@@ -8,6 +8,8 @@ export {
   deployContracts,
   deployTestStablecoin,
   importRelayerKey,
+  recoverForwarder,
+  RecoverRefused,
   startEvmChains,
   type ChainPayoutLedger,
   type ChainTransfer,

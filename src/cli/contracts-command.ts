@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isAddress, isHex } from 'viem';
 import { deployContracts } from '../chains/index.js';
+import { RECOVER_USAGE, recoverCommand } from './recover-command.js';
 
 export const CONTRACTS_USAGE = `usage: ivory contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS [--owner ADDRESS]
 
@@ -15,9 +16,10 @@ sent by mistake, always along each forwarder's committed split.`;
 export async function contractsCommand(args: readonly string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === '--help' || sub === '-h' || sub === 'help') {
-    console.log(CONTRACTS_USAGE);
+    console.log(`${CONTRACTS_USAGE}\n\n${RECOVER_USAGE}`);
     return 0;
   }
+  if (sub === 'recover') return recoverCommand(rest);
   if (sub !== 'deploy') {
     console.error(sub === undefined ? CONTRACTS_USAGE : `ivory contracts: unknown command "${sub}" (try: ivory contracts --help)`);
     return 2;

@@ -14,6 +14,8 @@ commands:
   migrate                         apply database migrations and exit
   contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS
                                   deploy the forwarder factories to an EVM network
+  contracts recover --issuance ID --asset TOKEN|native --rpc-url URL
+                                  move a late transfer or stray coin along the committed split (key on stdin)
   relayer import --chain-id ID    replace a network's relayer key (read from standard input)
   admin block|unblock|audit       operator actions on a merchant, and the audit log (ivory admin --help)`;
 

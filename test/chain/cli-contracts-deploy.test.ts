@@ -67,3 +67,16 @@ describe('ivory contracts deploy', () => {
     expect(result.stdout).toBe('');
   });
 });
+
+describe('ivory contracts recover', () => {
+  it.each([
+    ['a missing --issuance', ['--asset', 'native', '--rpc-url', 'http://127.0.0.1:1'], 'ivory contracts recover: --issuance must be an issuance id'],
+    ['a bad --asset', ['--issuance', '6f1c1f4e-3b1a-4c55-9a43-0d1f5f2c9b11', '--asset', 'eth', '--rpc-url', 'http://127.0.0.1:1'], 'ivory contracts recover: --asset must be a token address or "native"'],
+    ['an unknown flag', ['--amount', '1'], "ivory contracts recover: Unknown option '--amount'"],
+  ])('refuses %s with one line and exit code 2', async (_case, args, message) => {
+    const result = await ivory(['contracts', 'recover', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(message);
+    expect(result.stdout).toBe('');
+  });
+});

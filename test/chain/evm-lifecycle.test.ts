@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { recoverForwarder } from '../../src/chains/index.js';
+import { ANVIL_KEYS } from '../support/anvil.js';
 import { authed, createTestApp, newIdempotencyKey } from '../support/app.js';
 import {
   ADMIN_TOKEN,
@@ -104,7 +106,7 @@ describe('live EVM invoices and deposits on anvil', () => {
     expect((await balanceOf(chain, FEE_WALLET)) - feeWalletBefore).toBe(usd(30.5));
   });
 
-  it('a late transfer after settlement is recorded and counted in received, never swept', async () => {
+  it('a late transfer after settlement is recorded and counted in received, never swept; the operator recovers it along the split', async () => {
     const recipient = newRecipient();
     const shop = await liveShop(chain.app, recipient);
     const invoice = await createLiveInvoice(chain, shop, usd(10));
@@ -123,6 +125,16 @@ describe('live EVM invoices and deposits on anvil', () => {
     expect(await balanceOf(chain, recipient)).toBe(usd(10) - fee(usd(10)));
     const events = await eventsOf(chain, invoice.id);
     expect(events.filter((event) => event.type === 'payout.sent')).toHaveLength(1);
+
+    // The explicit operator command (ivory contracts recover): along the committed split only.
+    const stranger = generatePrivateKey();
+    await expect(recoverForwarder(chain.app.context.db, { issuanceId: invoice.id, asset: chain.token, privateKey: stranger, rpcUrl: chain.anvil.rpcUrl })).rejects.toThrow();
+    const feeWalletBefore = await balanceOf(chain, FEE_WALLET);
+    const recovered = await recoverForwarder(chain.app.context.db, { issuanceId: invoice.id, asset: chain.token, privateKey: ANVIL_KEYS[0], rpcUrl: chain.anvil.rpcUrl });
+    expect(recovered).toMatchObject({ toRecipient: usd(5) - fee(usd(5)), toOperator: fee(usd(5)) });
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+    expect(await balanceOf(chain, recipient)).toBe(usd(10) - fee(usd(10)) + usd(5) - fee(usd(5)));
+    expect((await balanceOf(chain, FEE_WALLET)) - feeWalletBefore).toBe(fee(usd(5)));
   });
 
   it('a cancelled invoice paid anyway pays out, its payout events carrying invoice_cancelled: true', async () => {

@@ -7,3 +7,4 @@ export { startEvmChains, type EvmChains, type EvmChainsDeps, type EvmNetworkStat
 export type { ChainTransfer, PayoutLedger as ChainPayoutLedger, TransferLedger, WatchedAddress } from './ledger-port.js';
 export { deployContracts, deployTestStablecoin, type DeployedContracts } from './contracts/index.js';
 export { importRelayerKey } from './relayer/index.js';
+export { recoverForwarder, RecoverRefused, type RecoverOutcome, type RecoverRequest } from './recover-forwarder.js';
