@@ -1,3 +1,4 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
 import type { TransferDisposition, TransferStatus } from '../issuances/index.js';
 import type { PayoutStatus } from '../payouts/index.js';
@@ -71,8 +72,7 @@ export function compareKeys(a: PaymentKey, b: PaymentKey): number {
 }
 
 async function listTransfers(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
-  const descending = query.order === 'newest';
-  let select = executor
+  const select = executor
     .selectFrom('transfers as t')
     .innerJoin('issuances as i', 'i.id', 't.issuance_id')
     .select([
@@ -91,39 +91,12 @@ async function listTransfers(executor: Executor, shopId: string, query: PaymentP
       't.confirmed_at',
     ])
     .where('t.shop_id', '=', shopId);
-  const { after } = query;
-  if (after !== undefined) {
-    select = select.where((eb) => eb(eb.refTuple('t.created_at', 't.id'), descending ? '<' : '>', eb.tuple(after.createdAt, after.id)));
-  }
-  const rows = await select
-    .orderBy('t.created_at', descending ? 'desc' : 'asc')
-    .orderBy('t.id', descending ? 'desc' : 'asc')
-    .limit(query.limit)
-    .execute();
-  return rows.map((row) => ({
-    type: 'transfer',
-    id: row.id,
-    issuanceId: row.issuance_id,
-    publicId: row.public_id,
-    externalId: row.external_id,
-    chainId: row.chain_id,
-    token: row.token,
-    tokenDecimals: row.token_decimals,
-    amount: BigInt(row.amount),
-    status: row.status,
-    disposition: row.disposition,
-    txHash: row.tx_hash,
-    fee: null,
-    toRecipient: null,
-    toOperator: null,
-    createdAt: row.created_at,
-    confirmedAt: row.confirmed_at,
-  }));
+  const rows = await keysetPage(select, 't', query).execute();
+  return rows.map((row) => toPaymentRecord('transfer', row, { amount: row.amount, disposition: row.disposition, fee: null, toRecipient: null, toOperator: null }));
 }
 
 async function listPayouts(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
-  const descending = query.order === 'newest';
-  let select = executor
+  const select = executor
     .selectFrom('payouts as p')
     .innerJoin('issuances as i', 'i.id', 'p.issuance_id')
     .select([
@@ -144,17 +117,56 @@ async function listPayouts(executor: Executor, shopId: string, query: PaymentPag
       'p.confirmed_at',
     ])
     .where('p.shop_id', '=', shopId);
+  const rows = await keysetPage(select, 'p', query).execute();
+  return rows.map((row) =>
+    toPaymentRecord('payout', row, {
+      // What left the address: to_recipient + to_operator.
+      amount: row.gross,
+      disposition: null,
+      fee: BigInt(row.fee),
+      toRecipient: BigInt(row.to_recipient),
+      toOperator: BigInt(row.to_operator),
+    }),
+  );
+}
+
+/** The keyset bound, order and limit of one page, on the table aliased `alias`. */
+function keysetPage<DB, TB extends keyof DB, O>(
+  select: SelectQueryBuilder<DB, TB, O>,
+  alias: 't' | 'p',
+  query: PaymentPageQuery,
+): SelectQueryBuilder<DB, TB, O> {
+  const direction = query.order === 'newest' ? 'desc' : 'asc';
+  const key = sql`(${sql.ref(`${alias}.created_at`)}, ${sql.ref(`${alias}.id`)})`;
   const { after } = query;
-  if (after !== undefined) {
-    select = select.where((eb) => eb(eb.refTuple('p.created_at', 'p.id'), descending ? '<' : '>', eb.tuple(after.createdAt, after.id)));
-  }
-  const rows = await select
-    .orderBy('p.created_at', descending ? 'desc' : 'asc')
-    .orderBy('p.id', descending ? 'desc' : 'asc')
-    .limit(query.limit)
-    .execute();
-  return rows.map((row) => ({
-    type: 'payout',
+  const bounded =
+    after === undefined ? select : select.where(sql<boolean>`${key} ${sql.raw(direction === 'desc' ? '<' : '>')} (${after.createdAt}, ${after.id})`);
+  return bounded
+    .orderBy(sql.ref(`${alias}.created_at`), direction)
+    .orderBy(sql.ref(`${alias}.id`), direction)
+    .limit(query.limit);
+}
+
+/** The columns both tables give under the same names. */
+interface CommonRow {
+  readonly id: string;
+  readonly issuance_id: string;
+  readonly public_id: string;
+  readonly external_id: string | null;
+  readonly chain_id: number;
+  readonly token: string;
+  readonly token_decimals: number;
+  readonly status: TransferStatus | PayoutStatus;
+  readonly tx_hash: string | null;
+  readonly created_at: Date;
+  readonly confirmed_at: Date | null;
+}
+
+type OwnFields = Pick<PaymentRecord, 'disposition' | 'fee' | 'toRecipient' | 'toOperator'> & { readonly amount: string };
+
+function toPaymentRecord(type: PaymentType, row: CommonRow, own: OwnFields): PaymentRecord {
+  return {
+    type,
     id: row.id,
     issuanceId: row.issuance_id,
     publicId: row.public_id,
@@ -162,14 +174,11 @@ async function listPayouts(executor: Executor, shopId: string, query: PaymentPag
     chainId: row.chain_id,
     token: row.token,
     tokenDecimals: row.token_decimals,
-    amount: BigInt(row.gross),
     status: row.status,
-    disposition: null,
     txHash: row.tx_hash,
-    fee: BigInt(row.fee),
-    toRecipient: BigInt(row.to_recipient),
-    toOperator: BigInt(row.to_operator),
     createdAt: row.created_at,
     confirmedAt: row.confirmed_at,
-  }));
+    ...own,
+    amount: BigInt(own.amount),
+  };
 }
