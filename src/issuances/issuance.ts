@@ -66,14 +66,31 @@ export interface IssuanceGroup extends IssuanceCommon {
   readonly paidIssuanceId: string | null;
 }
 
-/** One incoming transfer at an issuance's address (the ledger). */
-export interface Transfer {
-  readonly id: string;
+/** What a row of the ledger (a transfer, a payout) carries of its issuance: whose it is and where it is paid. */
+export interface IssuanceEntry {
   readonly issuanceId: string;
   readonly shopId: string;
   readonly sandbox: boolean;
   readonly chainId: number;
   readonly token: string;
+}
+
+/** The columns behind `IssuanceEntry`, named alike in `transfers` and `payouts`. */
+export interface IssuanceEntryColumns {
+  readonly issuance_id: string;
+  readonly shop_id: string;
+  readonly sandbox: boolean;
+  readonly chain_id: number;
+  readonly token: string;
+}
+
+export function issuanceEntry(row: IssuanceEntryColumns): IssuanceEntry {
+  return { issuanceId: row.issuance_id, shopId: row.shop_id, sandbox: row.sandbox, chainId: row.chain_id, token: row.token };
+}
+
+/** One incoming transfer at an issuance's address (the ledger). */
+export interface Transfer extends IssuanceEntry {
+  readonly id: string;
   readonly txHash: string;
   readonly logIndex: number;
   readonly fromAddress: string | null;

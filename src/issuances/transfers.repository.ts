@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { TransfersTable } from '../platform/database/schema.js';
-import type { Transfer } from './issuance.js';
+import { issuanceEntry, type Transfer } from './issuance.js';
 
 /** SQL for `transfers`: the ledger of incoming transfers. */
 
@@ -10,11 +10,7 @@ export type TransferPatch = Updateable<TransfersTable>;
 export function toTransfer(row: Selectable<TransfersTable>): Transfer {
   return {
     id: row.id,
-    issuanceId: row.issuance_id,
-    shopId: row.shop_id,
-    sandbox: row.sandbox,
-    chainId: row.chain_id,
-    token: row.token,
+    ...issuanceEntry(row),
     txHash: row.tx_hash,
     logIndex: row.log_index,
     fromAddress: row.from_address,

@@ -71,53 +71,37 @@ export function compareKeys(a: PaymentKey, b: PaymentKey): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+/** The columns both tables give under the same names; each table is aliased `row`. */
+const COMMON_COLUMNS = [
+  'row.id',
+  'row.issuance_id',
+  'i.public_id',
+  'i.external_id',
+  'row.chain_id',
+  'row.token',
+  'row.status',
+  'row.tx_hash',
+  'row.created_at',
+  'row.confirmed_at',
+] as const;
+
 async function listTransfers(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
   const select = executor
-    .selectFrom('transfers as t')
-    .innerJoin('issuances as i', 'i.id', 't.issuance_id')
-    .select([
-      't.id',
-      't.issuance_id',
-      'i.public_id',
-      'i.external_id',
-      't.chain_id',
-      't.token',
-      'i.token_decimals',
-      't.amount',
-      't.status',
-      't.disposition',
-      't.tx_hash',
-      't.created_at',
-      't.confirmed_at',
-    ])
-    .where('t.shop_id', '=', shopId);
-  const rows = await keysetPage(select, 't', query).execute();
+    .selectFrom('transfers as row')
+    .innerJoin('issuances as i', 'i.id', 'row.issuance_id')
+    .select([...COMMON_COLUMNS, 'i.token_decimals', 'row.amount', 'row.disposition'])
+    .where('row.shop_id', '=', shopId);
+  const rows = await keysetPage(select, query).execute();
   return rows.map((row) => toPaymentRecord('transfer', row, { amount: row.amount, disposition: row.disposition, fee: null, toRecipient: null, toOperator: null }));
 }
 
 async function listPayouts(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
   const select = executor
-    .selectFrom('payouts as p')
-    .innerJoin('issuances as i', 'i.id', 'p.issuance_id')
-    .select([
-      'p.id',
-      'p.issuance_id',
-      'i.public_id',
-      'i.external_id',
-      'p.chain_id',
-      'p.token',
-      'p.token_decimals',
-      'p.gross',
-      'p.fee',
-      'p.to_recipient',
-      'p.to_operator',
-      'p.status',
-      'p.tx_hash',
-      'p.created_at',
-      'p.confirmed_at',
-    ])
-    .where('p.shop_id', '=', shopId);
-  const rows = await keysetPage(select, 'p', query).execute();
+    .selectFrom('payouts as row')
+    .innerJoin('issuances as i', 'i.id', 'row.issuance_id')
+    .select([...COMMON_COLUMNS, 'row.token_decimals', 'row.gross', 'row.fee', 'row.to_recipient', 'row.to_operator'])
+    .where('row.shop_id', '=', shopId);
+  const rows = await keysetPage(select, query).execute();
   return rows.map((row) =>
     toPaymentRecord('payout', row, {
       // What left the address: to_recipient + to_operator.
@@ -130,24 +114,22 @@ async function listPayouts(executor: Executor, shopId: string, query: PaymentPag
   );
 }
 
-/** The keyset bound, order and limit of one page, on the table aliased `alias`. */
+/** The keyset bound, order and limit of one page, on the table aliased `row`. */
 function keysetPage<DB, TB extends keyof DB, O>(
   select: SelectQueryBuilder<DB, TB, O>,
-  alias: 't' | 'p',
   query: PaymentPageQuery,
 ): SelectQueryBuilder<DB, TB, O> {
   const direction = query.order === 'newest' ? 'desc' : 'asc';
-  const key = sql`(${sql.ref(`${alias}.created_at`)}, ${sql.ref(`${alias}.id`)})`;
+  const key = sql`(${sql.ref('row.created_at')}, ${sql.ref('row.id')})`;
   const { after } = query;
   const bounded =
     after === undefined ? select : select.where(sql<boolean>`${key} ${sql.raw(direction === 'desc' ? '<' : '>')} (${after.createdAt}, ${after.id})`);
   return bounded
-    .orderBy(sql.ref(`${alias}.created_at`), direction)
-    .orderBy(sql.ref(`${alias}.id`), direction)
+    .orderBy(sql.ref('row.created_at'), direction)
+    .orderBy(sql.ref('row.id'), direction)
     .limit(query.limit);
 }
 
-/** The columns both tables give under the same names. */
 interface CommonRow {
   readonly id: string;
   readonly issuance_id: string;

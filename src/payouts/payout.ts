@@ -1,16 +1,12 @@
 import type { FeeTerms } from '../catalogue/index.js';
+import type { IssuanceEntry } from '../issuances/index.js';
 import type { PayoutStatus } from '../platform/database/schema.js';
 
 export type { PayoutStatus };
 
 /** One sweep of a payment address: a row of the payout queue. */
-export interface Payout {
+export interface Payout extends IssuanceEntry {
   readonly id: string;
-  readonly issuanceId: string;
-  readonly shopId: string;
-  readonly sandbox: boolean;
-  readonly chainId: number;
-  readonly token: string;
   readonly tokenDecimals: number;
   readonly status: PayoutStatus;
   readonly attempts: number;

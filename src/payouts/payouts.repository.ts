@@ -3,6 +3,7 @@ import type { Executor, Tx } from '../platform/database/database.js';
 import type { PayoutsTable } from '../platform/database/schema.js';
 import { UNSENT_PAYOUT_STATUSES, type Payout, type PayoutStatus } from './payout.js';
 import { units18 } from '../money/index.js';
+import { issuanceEntry } from '../issuances/index.js';
 
 /** SQL for `payouts`: the payout rows and their queue. */
 
@@ -11,11 +12,7 @@ export type PayoutPatch = Updateable<PayoutsTable>;
 export function toPayout(row: Selectable<PayoutsTable>): Payout {
   return {
     id: row.id,
-    issuanceId: row.issuance_id,
-    shopId: row.shop_id,
-    sandbox: row.sandbox,
-    chainId: row.chain_id,
-    token: row.token,
+    ...issuanceEntry(row),
     tokenDecimals: row.token_decimals,
     status: row.status,
     attempts: row.attempts,
