@@ -1,6 +1,7 @@
 import type { FeeTerms, NetworkFamily } from '../catalogue/index.js';
 import type {
   CancelReason,
+  IssuanceEntryColumns,
   IssuanceKind,
   IssuanceStatus,
   PayoutTarget,
@@ -72,15 +73,6 @@ export interface IssuanceEntry {
   readonly shopId: string;
   readonly sandbox: boolean;
   readonly chainId: number;
-  readonly token: string;
-}
-
-/** The columns behind `IssuanceEntry`, named alike in `transfers` and `payouts`. */
-export interface IssuanceEntryColumns {
-  readonly issuance_id: string;
-  readonly shop_id: string;
-  readonly sandbox: boolean;
-  readonly chain_id: number;
   readonly token: string;
 }
 
