@@ -16,16 +16,31 @@ export type GroupRow = Selectable<IssuanceGroupsTable>;
 export type IssuancePatch = Updateable<IssuancesTable>;
 export type GroupPatch = Updateable<IssuanceGroupsTable>;
 
-export function toIssuance(row: IssuanceRow): Issuance {
+/** The fields an issuance and a group share (`IssuanceCommon`), from the columns they share. */
+function toIssuanceCommon(row: IssuanceRow | GroupRow) {
   return {
     id: row.id,
     publicId: row.public_id,
     shopId: row.shop_id,
     merchantId: row.merchant_id,
-    groupId: row.group_id,
-    groupPosition: row.group_position,
     kind: row.kind,
     sandbox: row.sandbox,
+    externalId: row.external_id,
+    description: row.description,
+    returnUrl: row.return_url,
+    expiresAt: row.expires_at,
+    cancelledAt: row.cancelled_at,
+    cancelReason: row.cancel_reason,
+    disabledAt: row.disabled_at,
+    createdAt: row.created_at,
+  };
+}
+
+export function toIssuance(row: IssuanceRow): Issuance {
+  return {
+    ...toIssuanceCommon(row),
+    groupId: row.group_id,
+    groupPosition: row.group_position,
     chainId: row.chain_id,
     family: row.family,
     token: row.token,
@@ -41,38 +56,13 @@ export function toIssuance(row: IssuanceRow): Issuance {
     payoutTarget: row.payout_target,
     feeTerms: { bps: row.fee_bps, minimum: units18(BigInt(row.fee_minimum)), maximum: units18(BigInt(row.fee_maximum)) },
     sweepThreshold: row.sweep_threshold === null ? null : BigInt(row.sweep_threshold),
-    externalId: row.external_id,
-    description: row.description,
-    returnUrl: row.return_url,
-    expiresAt: row.expires_at,
-    cancelledAt: row.cancelled_at,
-    cancelReason: row.cancel_reason,
-    disabledAt: row.disabled_at,
     fundedAt: row.funded_at,
     settledAt: row.settled_at,
-    createdAt: row.created_at,
   };
 }
 
 export function toGroup(row: GroupRow): IssuanceGroup {
-  return {
-    id: row.id,
-    publicId: row.public_id,
-    shopId: row.shop_id,
-    merchantId: row.merchant_id,
-    kind: row.kind,
-    sandbox: row.sandbox,
-    amount: row.amount,
-    paidIssuanceId: row.paid_issuance_id,
-    externalId: row.external_id,
-    description: row.description,
-    returnUrl: row.return_url,
-    expiresAt: row.expires_at,
-    cancelledAt: row.cancelled_at,
-    cancelReason: row.cancel_reason,
-    disabledAt: row.disabled_at,
-    createdAt: row.created_at,
-  };
+  return { ...toIssuanceCommon(row), amount: row.amount, paidIssuanceId: row.paid_issuance_id };
 }
 
 export async function insertIssuance(trx: Tx, issuance: Issuance): Promise<void> {
