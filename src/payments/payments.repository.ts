@@ -1,4 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
+import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import type { TransferDisposition, TransferStatus } from '../issuances/index.js';
 import type { PayoutStatus } from '../payouts/index.js';
@@ -50,7 +51,7 @@ export interface PaymentPageQuery {
   readonly limit: number;
 }
 
-export async function listShopPayments(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
+export async function listShopPayments(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
   const [transfers, payouts] = await Promise.all([
     listTransfers(executor, shopId, query),
     listPayouts(executor, shopId, query),
@@ -85,7 +86,7 @@ const COMMON_COLUMNS = [
   'row.confirmed_at',
 ] as const;
 
-async function listTransfers(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
+async function listTransfers(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
   const select = executor
     .selectFrom('transfers as row')
     .innerJoin('issuances as i', 'i.id', 'row.issuance_id')
@@ -95,7 +96,7 @@ async function listTransfers(executor: Executor, shopId: string, query: PaymentP
   return rows.map((row) => toPaymentRecord('transfer', row, { amount: row.amount, disposition: row.disposition, fee: null, toRecipient: null, toOperator: null }));
 }
 
-async function listPayouts(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
+async function listPayouts(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
   const select = executor
     .selectFrom('payouts as row')
     .innerJoin('issuances as i', 'i.id', 'row.issuance_id')

@@ -1,3 +1,4 @@
+import type { PayoutId } from '../platform/ids.js';
 import type { FeeTerms } from '../catalogue/index.js';
 import type { IssuanceEntry } from '../issuances/index.js';
 import type { PayoutStatus } from '../platform/database/schema.js';
@@ -6,7 +7,7 @@ export type { PayoutStatus };
 
 /** One sweep of a payment address: a row of the payout queue. */
 export interface Payout extends IssuanceEntry {
-  readonly id: string;
+  readonly id: PayoutId;
   readonly tokenDecimals: number;
   readonly status: PayoutStatus;
   readonly attempts: number;
