@@ -1,75 +1,12 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { appendEvent, type EventType } from '../../src/events/index.js';
 import type { IvoryApp } from '../../src/app.js';
 import { inTransaction } from '../../src/platform/database/database.js';
-import type { Database } from '../../src/platform/database/schema.js';
 import { DeliverWebhooksJob, deliverWebhooksDeps, type DeliverWebhooksOptions } from '../../src/webhook-delivery/index.js';
 import type { HostLookup } from '../../src/platform/http-client/ssrf.js';
 import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
 
-/** What a loopback receiver got: the raw bytes exactly as they arrived. */
-export interface Received {
-  readonly headers: IncomingMessage['headers'];
-  readonly body: Buffer;
-  readonly at: number;
-}
-
-/**
- * How the receiver answers one request: a status (and headers), `hang` (never
- * answers; the sender must time out) or `reset` (drops the connection, as a
- * receiver that is down).
- */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
-
-export interface Receiver {
-  readonly url: string;
-  readonly received: Received[];
-  /** Requests that got an answer (or a reset); hung ones stay out until the sender gives up. */
-  completed: number;
-  answer: (request: Received, index: number) => Answer;
-  close(): Promise<void>;
-}
-
-/** A real HTTP server on 127.0.0.1 (SPEC tests use real receivers, not mocks). */
-export async function startReceiver(answer: Receiver['answer'] = () => ({ status: 200 })): Promise<Receiver> {
-  const receiver: Receiver = {
-    url: '',
-    received: [],
-    completed: 0,
-    answer,
-    close: async () => {},
-  };
-  const server = createServer((incoming, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const request: Received = { headers: incoming.headers, body: Buffer.concat(chunks), at: Date.now() };
-      const index = receiver.received.push(request) - 1;
-      const reply = receiver.answer(request, index);
-      if (reply === 'hang') {
-        response.on('close', () => (receiver.completed += 1));
-        return;
-      }
-      receiver.completed += 1;
-      if (reply === 'reset') {
-        incoming.socket.destroy();
-        return;
-      }
-      response.writeHead(reply.status, reply.headers ?? {});
-      response.end(reply.body ?? 'ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(receiver, {
-    url: `http://127.0.0.1:${port}/hook`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  });
-}
+import type { Received } from '../support/webhook-receiver.js';
+export { startReceiver, type Answer, type Received, type Receiver } from '../support/webhook-receiver.js';
 
 /** Writes one business event the way domain code does: appendEvent inside a transaction. */
 export async function emitEvent(
@@ -138,13 +75,7 @@ export async function nextDue(app: IvoryApp, shopId: string): Promise<Date | und
   return row?.due === null || row?.due === undefined ? undefined : new Date(row.due as Date | string);
 }
 
-export async function countRows(app: IvoryApp, table: keyof Database): Promise<number> {
-  const row = await app.context.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
+export { countRows } from '../support/database.js';
 
 export async function deliveriesOf(app: IvoryApp, eventId: string) {
   return app.context.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).execute();

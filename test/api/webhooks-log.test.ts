@@ -162,7 +162,7 @@ describe('SPEC "Webhooks": POST /shops/{shop_id}/deliveries/{id}/replay', () => 
     const event = await emitEvent(app, owner.shop.id, 'payout.confirmed', { payout_id: randomUUID() }, randomUUID());
     await drainJob(job());
     const [delivery] = await deliveriesOf(app, event.id);
-    const eventsBefore = await countRows(app, 'events');
+    const eventsBefore = await countRows(app.context.db, 'events');
 
     const replay = await post(owner.key.token, `/shops/${owner.shop.id}/deliveries/${delivery?.id}/replay`);
     expect(replay.statusCode).toBe(202);
@@ -179,7 +179,7 @@ describe('SPEC "Webhooks": POST /shops/{shop_id}/deliveries/{id}/replay', () => 
     expect(header(resent, 'Ivory-Event-ID')).toBe(event.id);
     expect(header(resent, 'webhook-id')).toBe(event.id);
     expect(header(resent, 'Ivory-Attempt-ID')).not.toBe(header(original, 'Ivory-Attempt-ID'));
-    expect(await countRows(app, 'events')).toBe(eventsBefore);
+    expect(await countRows(app.context.db, 'events')).toBe(eventsBefore);
     expect((await deliveriesOf(app, event.id))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
 
