@@ -3,9 +3,11 @@ import type { IvoryApp } from '../../src/app.js';
 import { inTransaction } from '../../src/platform/database/database.js';
 import { DeliverWebhooksJob, deliverWebhooksDeps, type DeliverWebhooksOptions } from '../../src/webhook-delivery/index.js';
 import type { HostLookup } from '../../src/platform/http-client/ssrf.js';
-import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 
 import type { Received } from '../support/webhook-receiver.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 export { startReceiver, type Answer, type Received, type Receiver } from '../support/webhook-receiver.js';
 
 /** Writes one business event the way domain code does: appendEvent inside a transaction. */
@@ -94,4 +96,40 @@ export function header(received: Received, name: string): string {
   const value = received.headers[name.toLowerCase()];
   if (typeof value !== 'string') throw new Error(`header ${name} missing`);
   return value;
+}
+
+/**
+ * The set-up of a webhook test file: one app that may deliver to loopback
+ * receivers, closed after the file; receivers and delivery jobs started
+ * through it are closed after each test. `onStart` gets the app once built.
+ */
+export function useWebhookTestApp(onStart: (app: TestApp) => void) {
+  let app: TestApp | undefined;
+  const receivers: Receiver[] = [];
+  const jobs: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    onStart(app);
+  });
+  afterEach(async () => {
+    for (const started of receivers.splice(0)) await started.close();
+    for (const created of jobs.splice(0)) await created.close();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return {
+    async receiver(answer?: Receiver['answer']): Promise<Receiver> {
+      const started = await startReceiver(answer);
+      receivers.push(started);
+      return started;
+    },
+    /** A delivery job on the file's app, or on `target` (a test's own app). */
+    job(options: Parameters<typeof deliveryJob>[1] = {}, target: IvoryApp | undefined = app) {
+      if (target === undefined) throw new Error('useWebhookTestApp: no app before beforeAll');
+      const created = deliveryJob(target, options);
+      jobs.push(created);
+      return created;
+    },
+  };
 }

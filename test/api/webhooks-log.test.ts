@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
 import {
   countRows,
   deliveriesOf,
-  deliveryJob,
   drainJob,
   emitEvent,
   header,
   nextDue,
   registerEndpoint,
-  startReceiver,
-  type Receiver,
+  useWebhookTestApp,
 } from './webhooks-helpers.js';
 
 // SPEC "Webhooks": GET /shops/{shop_id}/deliveries (shop access) and
@@ -21,31 +19,7 @@ import {
 // recovery.
 
 let app: TestApp;
-const receivers: Receiver[] = [];
-const jobs: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-});
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
-  for (const job of jobs.splice(0)) await job.close();
-});
-afterAll(async () => {
-  await app.close();
-});
-
-async function receiver(answer?: Receiver['answer']): Promise<Receiver> {
-  const started = await startReceiver(answer);
-  receivers.push(started);
-  return started;
-}
-
-function job(options: Parameters<typeof deliveryJob>[1] = {}) {
-  const created = deliveryJob(app, options);
-  jobs.push(created);
-  return created;
-}
+const { receiver, job } = useWebhookTestApp((started) => (app = started));
 
 function get(token: string, url: string) {
   return app.request({ method: 'GET', url: `/api/v1${url}`, headers: authed(token) });
