@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { asId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
+import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
@@ -40,7 +40,7 @@ export function toIssuance(row: IssuanceRow): Issuance {
   return {
     ...toIssuanceCommon(row),
     id: asId(row.id),
-    groupId: row.group_id === null ? null : asId<GroupId>(row.group_id),
+    groupId: asNullableId(row.group_id),
     groupPosition: row.group_position,
     chainId: row.chain_id,
     family: row.family,
@@ -67,7 +67,7 @@ export function toGroup(row: GroupRow): IssuanceGroup {
     ...toIssuanceCommon(row),
     id: asId(row.id),
     amount: row.amount,
-    paidIssuanceId: row.paid_issuance_id === null ? null : asId<IssuanceId>(row.paid_issuance_id),
+    paidIssuanceId: asNullableId(row.paid_issuance_id),
   };
 }
 

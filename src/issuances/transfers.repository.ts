@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { asId, type EventId, type IssuanceId, type PayoutId, type ShopId, type TransferId } from '../platform/ids.js';
+import { asId, asNullableId, type IssuanceId, type PayoutId, type ShopId, type TransferId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { TransfersTable } from '../platform/database/schema.js';
 import { issuanceEntry, type Transfer } from './issuance.js';
@@ -19,8 +19,8 @@ export function toTransfer(row: Selectable<TransfersTable>): Transfer {
     amount: BigInt(row.amount),
     status: row.status,
     disposition: row.disposition,
-    payoutId: row.payout_id === null ? null : asId<PayoutId>(row.payout_id),
-    confirmedEventId: row.confirmed_event_id === null ? null : asId<EventId>(row.confirmed_event_id),
+    payoutId: asNullableId(row.payout_id),
+    confirmedEventId: asNullableId(row.confirmed_event_id),
     observedAt: row.observed_at,
     confirmedAt: row.confirmed_at,
     revertedAt: row.reverted_at,

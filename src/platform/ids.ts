@@ -34,3 +34,8 @@ export type DeliveryId = Id<'webhook_delivery'>;
 export function asId<T extends Id<string>>(value: string): T {
   return value as T;
 }
+
+/** `asId` for a nullable column (a reference that may be unset). */
+export function asNullableId<T extends Id<string>>(value: string | null): T | null {
+  return value === null ? null : (value as T);
+}
