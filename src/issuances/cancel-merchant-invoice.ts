@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import { asId, type ShopId } from '../platform/ids.js';
 import { IvoryError } from '../platform/errors.js';
 import { cancelInvoice, cancelInvoiceGroup } from './close-issuances.js';
 import { isUuid } from '../platform/ids.js';
@@ -16,18 +17,18 @@ import { findShopGroup, findShopIssuance } from './issuances.repository.js';
 export async function cancelMerchantInvoice(
   trx: Tx,
   deps: { readonly now: Date; readonly payUrl: string },
-  shopId: string,
+  shopId: ShopId,
   id: string,
 ): Promise<IssuanceView | GroupView> {
   if (!isUuid(id)) throw new IvoryError('not_found');
-  const issuance = await findShopIssuance(trx, shopId, id);
+  const issuance = await findShopIssuance(trx, shopId, asId(id));
   let outcome;
   if (issuance !== undefined) {
     if (issuance.groupId !== null) throw new IvoryError('issuance_in_group');
     if (issuance.kind !== 'invoice') throw new IvoryError('invalid_state');
     outcome = await cancelInvoice(trx, deps.now, issuance.id, null);
   } else {
-    const group = await findShopGroup(trx, shopId, id);
+    const group = await findShopGroup(trx, shopId, asId(id));
     if (group === undefined) throw new IvoryError('not_found');
     if (group.kind !== 'invoice') throw new IvoryError('invalid_state');
     outcome = await cancelInvoiceGroup(trx, deps.now, group.id, null);

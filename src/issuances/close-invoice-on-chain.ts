@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import type { IssuanceId } from '../platform/ids.js';
 import { applyTransition, lifecycleStateOf } from './apply-transition.js';
 import { findIssuanceById, lockGroup, lockIssuance } from './issuances.repository.js';
 import { transition } from './issuance-lifecycle.js';
@@ -9,7 +10,7 @@ import { payoutLedger } from './payout-port.js';
  * reported by a chain watcher, or simulated in the sandbox. Answers the event
  * id, or undefined when the invoice is not funded (nothing changes).
  */
-export async function closeInvoiceOnChain(trx: Tx, now: Date, issuanceId: string): Promise<string | undefined> {
+export async function closeInvoiceOnChain(trx: Tx, now: Date, issuanceId: IssuanceId): Promise<string | undefined> {
   const unlocked = await findIssuanceById(trx, issuanceId);
   if (unlocked === undefined) return undefined;
   const group = unlocked.groupId === null ? null : ((await lockGroup(trx, unlocked.groupId)) ?? null);

@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import type { GroupId, IssuanceId } from '../platform/ids.js';
 import { applyTransition, lifecycleStateOf } from './apply-transition.js';
 import type { CancelReason, Issuance, IssuanceGroup } from './issuance.js';
 import { transition, type LifecycleInput } from './issuance-lifecycle.js';
@@ -17,14 +18,14 @@ function inputFor(reason: CancelReason | null): LifecycleInput {
 }
 
 /** Cancels an ungrouped invoice; `invoice.cancelled` with the reason (none for the merchant). */
-export async function cancelInvoice(trx: Tx, now: Date, issuanceId: string, reason: CancelReason | null): Promise<CloseOutcome> {
+export async function cancelInvoice(trx: Tx, now: Date, issuanceId: IssuanceId, reason: CancelReason | null): Promise<CloseOutcome> {
   const issuance = await lockIssuance(trx, issuanceId);
   if (issuance === undefined || issuance.kind !== 'invoice') return 'missing';
   return cancelOption(trx, now, issuance, null, reason);
 }
 
 /** Cancels an invoice group as one: the group and every option, one event per option. */
-export async function cancelInvoiceGroup(trx: Tx, now: Date, groupId: string, reason: CancelReason | null): Promise<CloseOutcome> {
+export async function cancelInvoiceGroup(trx: Tx, now: Date, groupId: GroupId, reason: CancelReason | null): Promise<CloseOutcome> {
   const group = await lockGroup(trx, groupId);
   if (group === undefined || group.kind !== 'invoice') return 'missing';
   if (group.cancelledAt !== null) return 'unchanged';
@@ -61,7 +62,7 @@ export type DepositOutcome = 'disabled' | 'enabled' | 'unchanged' | 'missing';
 export async function setDepositDisabled(
   trx: Tx,
   now: Date,
-  target: { issuanceId?: string; groupId?: string },
+  target: { issuanceId?: IssuanceId; groupId?: GroupId },
   disabled: boolean,
 ): Promise<DepositOutcome> {
   const changed: DepositOutcome = disabled ? 'disabled' : 'enabled';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
 import type { Catalogue } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
 import type { FeeTerms } from '../catalogue/index.js';
@@ -36,7 +37,7 @@ export function newPublicId(): string {
 export async function createIssuance(
   trx: Tx,
   deps: CreateIssuanceDeps,
-  input: { readonly shopId: string; readonly merchantId: string; readonly shop: ShopSnapshot; readonly kind: IssuanceKind; readonly body: IssuanceRequestBody },
+  input: { readonly shopId: ShopId; readonly merchantId: MerchantId; readonly shop: ShopSnapshot; readonly kind: IssuanceKind; readonly body: IssuanceRequestBody },
 ): Promise<IssuanceView | GroupView> {
   const { now } = deps;
   const request = parseIssuanceRequest(input.kind, input.body, now);
@@ -62,6 +63,7 @@ export async function createIssuance(
 
   const group: IssuanceGroup = {
     ...newCommon(base),
+    id: newId<GroupId>(),
     amount: normalisedGroupAmount(request, options),
     paidIssuanceId: null,
   };
@@ -73,8 +75,8 @@ export async function createIssuance(
 }
 
 interface NewIssuanceBase {
-  readonly shopId: string;
-  readonly merchantId: string;
+  readonly shopId: ShopId;
+  readonly merchantId: MerchantId;
   readonly sandbox: boolean;
   readonly now: Date;
   readonly request: IssuanceRequest;
@@ -84,7 +86,6 @@ interface NewIssuanceBase {
 function newCommon(base: NewIssuanceBase) {
   const { request } = base;
   return {
-    id: newId(),
     publicId: newPublicId(),
     shopId: base.shopId,
     merchantId: base.merchantId,
@@ -104,11 +105,12 @@ function newCommon(base: NewIssuanceBase) {
 function newIssuance(
   base: NewIssuanceBase,
   option: PlannedOption,
-  groupId: string | null,
+  groupId: GroupId | null,
   groupPosition: number | null,
 ): Issuance {
   return {
     ...newCommon(base),
+    id: newId<IssuanceId>(),
     groupId,
     groupPosition,
     chainId: option.chainId,

@@ -1,4 +1,5 @@
 import { isUuid } from '../platform/ids.js';
+import { asId, type ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
@@ -13,15 +14,15 @@ import { payoutLedger } from './payout-port.js';
 export async function getIssuance(
   executor: Executor,
   deps: { readonly payUrl: string },
-  shopId: string,
+  shopId: ShopId,
   id: string,
 ): Promise<IssuanceView | GroupView> {
   if (!isUuid(id)) throw new IvoryError('not_found');
-  const issuance = await findShopIssuance(executor, shopId, id);
+  const issuance = await findShopIssuance(executor, shopId, asId(id));
   if (issuance !== undefined) {
     return issuanceView(issuance, await payoutLedger().latestConfirmedTxHash(executor, issuance.id), deps.payUrl);
   }
-  const group = await findShopGroup(executor, shopId, id);
+  const group = await findShopGroup(executor, shopId, asId(id));
   if (group === undefined) throw new IvoryError('not_found');
   return groupView(group, await listGroupOptions(executor, group.id), deps.payUrl);
 }

@@ -12,11 +12,13 @@ export { connectPayoutLedger, type IssuancePayout, type PayoutAmounts, type Payo
 export { groupStatus, groupView, issuanceView, paymentUrl, type GroupView, type IssuanceView } from './issuance-view.js';
 export { issuanceEventData } from './event-data.js';
 export { findGroupById, findIssuanceById, findShopGroup, findShopIssuance, lockIssuance, updateIssuance } from './issuances.repository.js';
+export { issuanceEntry } from './issuance.js';
 export { toGroup, toIssuance, type GroupRow, type IssuanceRow } from './issuances.repository.js';
 export { findTransferByConfirmedEvent, listPayoutTransferIds } from './transfers.repository.js';
 export type {
   CancelReason,
   Issuance,
+  IssuanceEntry,
   IssuanceGroup,
   IssuanceKind,
   IssuanceStatus,

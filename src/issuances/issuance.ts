@@ -1,6 +1,8 @@
+import { asId, type EventId, type GroupId, type IssuanceId, type MerchantId, type PayoutId, type ShopId, type TransferId } from '../platform/ids.js';
 import type { FeeTerms, NetworkFamily } from '../catalogue/index.js';
 import type {
   CancelReason,
+  IssuanceEntryColumns,
   IssuanceKind,
   IssuanceStatus,
   PayoutTarget,
@@ -11,11 +13,11 @@ import type {
 export type { CancelReason, IssuanceKind, IssuanceStatus, TransferDisposition, TransferStatus };
 
 /** What an issuance and a group both carry, with the same meaning (SPEC "Checkout", "Checkout group"). */
-interface IssuanceCommon {
-  readonly id: string;
+interface IssuanceCommon<IdType extends IssuanceId | GroupId> {
+  readonly id: IdType;
   readonly publicId: string;
-  readonly shopId: string;
-  readonly merchantId: string;
+  readonly shopId: ShopId;
+  readonly merchantId: MerchantId;
   readonly kind: IssuanceKind;
   readonly sandbox: boolean;
   readonly externalId: string | null;
@@ -32,8 +34,8 @@ interface IssuanceCommon {
  * One payable option (an invoice, a deposit, or one option of a group), with
  * money as bigint base units. What the repository reads and writes.
  */
-export interface Issuance extends IssuanceCommon {
-  readonly groupId: string | null;
+export interface Issuance extends IssuanceCommon<IssuanceId> {
+  readonly groupId: GroupId | null;
   readonly groupPosition: number | null;
   readonly chainId: number;
   readonly family: NetworkFamily;
@@ -60,20 +62,28 @@ export interface Issuance extends IssuanceCommon {
 }
 
 /** A multi-option issuance: one row, options in `issuances` with `groupId`. */
-export interface IssuanceGroup extends IssuanceCommon {
+export interface IssuanceGroup extends IssuanceCommon<GroupId> {
   /** Decimal token amount ("10.5"); null for deposit groups. */
   readonly amount: string | null;
-  readonly paidIssuanceId: string | null;
+  readonly paidIssuanceId: IssuanceId | null;
 }
 
-/** One incoming transfer at an issuance's address (the ledger). */
-export interface Transfer {
-  readonly id: string;
-  readonly issuanceId: string;
-  readonly shopId: string;
+/** What a row of the ledger (a transfer, a payout) carries of its issuance: whose it is and where it is paid. */
+export interface IssuanceEntry {
+  readonly issuanceId: IssuanceId;
+  readonly shopId: ShopId;
   readonly sandbox: boolean;
   readonly chainId: number;
   readonly token: string;
+}
+
+export function issuanceEntry(row: IssuanceEntryColumns): IssuanceEntry {
+  return { issuanceId: asId(row.issuance_id), shopId: asId(row.shop_id), sandbox: row.sandbox, chainId: row.chain_id, token: row.token };
+}
+
+/** One incoming transfer at an issuance's address (the ledger). */
+export interface Transfer extends IssuanceEntry {
+  readonly id: TransferId;
   readonly txHash: string;
   readonly logIndex: number;
   readonly fromAddress: string | null;
@@ -81,8 +91,8 @@ export interface Transfer {
   readonly amount: bigint;
   readonly status: TransferStatus;
   readonly disposition: TransferDisposition | null;
-  readonly payoutId: string | null;
-  readonly confirmedEventId: string | null;
+  readonly payoutId: PayoutId | null;
+  readonly confirmedEventId: EventId | null;
   readonly observedAt: Date | null;
   readonly confirmedAt: Date | null;
   readonly revertedAt: Date | null;

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
@@ -16,16 +17,31 @@ export type GroupRow = Selectable<IssuanceGroupsTable>;
 export type IssuancePatch = Updateable<IssuancesTable>;
 export type GroupPatch = Updateable<IssuanceGroupsTable>;
 
-export function toIssuance(row: IssuanceRow): Issuance {
+/** The fields an issuance and a group share (`IssuanceCommon`), from the columns they share. */
+function toIssuanceCommon(row: IssuanceRow | GroupRow) {
   return {
-    id: row.id,
     publicId: row.public_id,
-    shopId: row.shop_id,
-    merchantId: row.merchant_id,
-    groupId: row.group_id,
-    groupPosition: row.group_position,
+    shopId: asId<ShopId>(row.shop_id),
+    merchantId: asId<MerchantId>(row.merchant_id),
     kind: row.kind,
     sandbox: row.sandbox,
+    externalId: row.external_id,
+    description: row.description,
+    returnUrl: row.return_url,
+    expiresAt: row.expires_at,
+    cancelledAt: row.cancelled_at,
+    cancelReason: row.cancel_reason,
+    disabledAt: row.disabled_at,
+    createdAt: row.created_at,
+  };
+}
+
+export function toIssuance(row: IssuanceRow): Issuance {
+  return {
+    ...toIssuanceCommon(row),
+    id: asId(row.id),
+    groupId: asNullableId(row.group_id),
+    groupPosition: row.group_position,
     chainId: row.chain_id,
     family: row.family,
     token: row.token,
@@ -41,37 +57,17 @@ export function toIssuance(row: IssuanceRow): Issuance {
     payoutTarget: row.payout_target,
     feeTerms: { bps: row.fee_bps, minimum: units18(BigInt(row.fee_minimum)), maximum: units18(BigInt(row.fee_maximum)) },
     sweepThreshold: row.sweep_threshold === null ? null : BigInt(row.sweep_threshold),
-    externalId: row.external_id,
-    description: row.description,
-    returnUrl: row.return_url,
-    expiresAt: row.expires_at,
-    cancelledAt: row.cancelled_at,
-    cancelReason: row.cancel_reason,
-    disabledAt: row.disabled_at,
     fundedAt: row.funded_at,
     settledAt: row.settled_at,
-    createdAt: row.created_at,
   };
 }
 
 export function toGroup(row: GroupRow): IssuanceGroup {
   return {
-    id: row.id,
-    publicId: row.public_id,
-    shopId: row.shop_id,
-    merchantId: row.merchant_id,
-    kind: row.kind,
-    sandbox: row.sandbox,
+    ...toIssuanceCommon(row),
+    id: asId(row.id),
     amount: row.amount,
-    paidIssuanceId: row.paid_issuance_id,
-    externalId: row.external_id,
-    description: row.description,
-    returnUrl: row.return_url,
-    expiresAt: row.expires_at,
-    cancelledAt: row.cancelled_at,
-    cancelReason: row.cancel_reason,
-    disabledAt: row.disabled_at,
-    createdAt: row.created_at,
+    paidIssuanceId: asNullableId(row.paid_issuance_id),
   };
 }
 
@@ -145,76 +141,76 @@ export async function insertGroup(trx: Tx, group: IssuanceGroup): Promise<void> 
 }
 
 /** An issuance of the shop by id; undefined when absent or another shop's. */
-export async function findShopIssuance(executor: Executor, shopId: string, id: string): Promise<Issuance | undefined> {
+export async function findShopIssuance(executor: Executor, shopId: ShopId, id: IssuanceId): Promise<Issuance | undefined> {
   const row = await executor.selectFrom('issuances').selectAll().where('id', '=', id).where('shop_id', '=', shopId).executeTakeFirst();
   return row === undefined ? undefined : toIssuance(row);
 }
 
-export async function findShopGroup(executor: Executor, shopId: string, id: string): Promise<IssuanceGroup | undefined> {
+export async function findShopGroup(executor: Executor, shopId: ShopId, id: GroupId): Promise<IssuanceGroup | undefined> {
   const row = await executor.selectFrom('issuance_groups').selectAll().where('id', '=', id).where('shop_id', '=', shopId).executeTakeFirst();
   return row === undefined ? undefined : toGroup(row);
 }
 
-export async function findIssuanceById(executor: Executor, id: string): Promise<Issuance | undefined> {
+export async function findIssuanceById(executor: Executor, id: IssuanceId): Promise<Issuance | undefined> {
   const row = await executor.selectFrom('issuances').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : toIssuance(row);
 }
 
-export async function findGroupById(executor: Executor, id: string): Promise<IssuanceGroup | undefined> {
+export async function findGroupById(executor: Executor, id: GroupId): Promise<IssuanceGroup | undefined> {
   const row = await executor.selectFrom('issuance_groups').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : toGroup(row);
 }
 
 /** A group's options in the order of its `assets` list. */
-export async function listGroupOptions(executor: Executor, groupId: string): Promise<Issuance[]> {
+export async function listGroupOptions(executor: Executor, groupId: GroupId): Promise<Issuance[]> {
   const rows = await executor.selectFrom('issuances').selectAll().where('group_id', '=', groupId).orderBy('group_position').execute();
   return rows.map(toIssuance);
 }
 
-export async function lockIssuance(trx: Tx, id: string): Promise<Issuance | undefined> {
+export async function lockIssuance(trx: Tx, id: IssuanceId): Promise<Issuance | undefined> {
   const row = await trx.selectFrom('issuances').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
   return row === undefined ? undefined : toIssuance(row);
 }
 
-export async function lockGroup(trx: Tx, id: string): Promise<IssuanceGroup | undefined> {
+export async function lockGroup(trx: Tx, id: GroupId): Promise<IssuanceGroup | undefined> {
   const row = await trx.selectFrom('issuance_groups').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
   return row === undefined ? undefined : toGroup(row);
 }
 
 /** Locks a group's options (in id order, so two lockers never deadlock). */
-export async function lockGroupOptions(trx: Tx, groupId: string): Promise<Issuance[]> {
+export async function lockGroupOptions(trx: Tx, groupId: GroupId): Promise<Issuance[]> {
   const rows = await trx.selectFrom('issuances').selectAll().where('group_id', '=', groupId).orderBy('id').forUpdate().execute();
   return rows.map(toIssuance).sort((a, b) => (a.groupPosition ?? 0) - (b.groupPosition ?? 0));
 }
 
-export async function updateIssuance(trx: Tx, id: string, now: Date, patch: IssuancePatch): Promise<void> {
+export async function updateIssuance(trx: Tx, id: IssuanceId, now: Date, patch: IssuancePatch): Promise<void> {
   await trx.updateTable('issuances').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
 }
 
-export async function updateGroup(trx: Tx, id: string, patch: GroupPatch): Promise<void> {
+export async function updateGroup(trx: Tx, id: GroupId, patch: GroupPatch): Promise<void> {
   await trx.updateTable('issuance_groups').set(patch).where('id', '=', id).execute();
 }
 
 /* The issuance workers' queues: address allocation, expiry, and the operator block's sweep. */
 
 /** Ids of ungrouped invoices past expiry and still unpaid, not yet cancelled. */
-export async function listDueInvoiceExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
+export async function listDueInvoiceExpiries(executor: Executor, now: Date, limit: number): Promise<IssuanceId[]> {
   const due = whereOpenSingleInvoice(executor.selectFrom('issuances').select('id')).where('expires_at', '<=', now);
   const rows = await due.orderBy('expires_at').limit(limit).execute();
-  return rows.map((row) => row.id);
+  return rows.map((row) => asId(row.id));
 }
 
-export async function listDueGroupExpiries(executor: Executor, now: Date, limit: number): Promise<string[]> {
+export async function listDueGroupExpiries(executor: Executor, now: Date, limit: number): Promise<GroupId[]> {
   const due = whereOpenInvoiceGroup(executor.selectFrom('issuance_groups').select('id')).where('expires_at', '<=', now);
   const rows = await due.orderBy('expires_at').limit(limit).execute();
-  return rows.map((row) => row.id);
+  return rows.map((row) => asId(row.id));
 }
 
 /** Everything of a merchant that an operator block must close: ungrouped issuances and groups. */
 export async function listMerchantOpenIssuances(
   executor: Executor,
   merchantId: string,
-): Promise<{ issuanceIds: string[]; groupIds: string[] }> {
+): Promise<{ issuanceIds: IssuanceId[]; groupIds: GroupId[] }> {
   const issuances = await executor
     .selectFrom('issuances')
     .select('id')
@@ -238,5 +234,5 @@ export async function listMerchantOpenIssuances(
       ]),
     )
     .execute();
-  return { issuanceIds: issuances.map((row) => row.id), groupIds: groups.map((row) => row.id) };
+  return { issuanceIds: issuances.map((row) => asId(row.id)), groupIds: groups.map((row) => asId(row.id)) };
 }

@@ -55,7 +55,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
             const body = await createIssuance(
               trx,
               { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },
-              { shopId: access.shop.id, merchantId: access.merchantId, shop: access.shop, kind, body: request.body },
+              { shopId: access.shopId, merchantId: access.merchantId, shop: access.shop, kind, body: request.body },
             );
             return { status: 202, body };
           }),
@@ -67,7 +67,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
 
   api.get('/shops/:shop_id/issuances/:id', { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_READ_KEY } }, async (request) => {
     const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
-    return getIssuance(db, { payUrl }, access.shop.id, request.params.id);
+    return getIssuance(db, { payUrl }, access.shopId, request.params.id);
   });
 
   api.post(
@@ -76,7 +76,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
     async (request, reply) =>
       replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
-        return { status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shop.id, request.params.id) };
+        return { status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shopId, request.params.id) };
       }),
   );
 
@@ -89,7 +89,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
         const body = await setDepositEnabled(
           trx,
           { now: clock.now(), payUrl },
-          { shopId: access.shop.id, merchantId: access.merchantId, sandbox: access.shop.sandbox, id: request.params.id, enabled: request.body.enabled },
+          { shopId: access.shopId, merchantId: access.merchantId, sandbox: access.shop.sandbox, id: request.params.id, enabled: request.body.enabled },
         );
         return { status: 200, body };
       }),

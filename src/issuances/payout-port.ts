@@ -1,4 +1,5 @@
 import type { PayoutSplit } from '../money/index.js';
+import type { IssuanceId, PayoutId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { Issuance } from './issuance.js';
 
@@ -12,21 +13,21 @@ import type { Issuance } from './issuance.js';
  */
 export interface PayoutLedger {
   /** The issuance's payout that is still live (not cancelled or reverted), newest first, locked. */
-  lockCurrent(trx: Tx, issuanceId: string): Promise<IssuancePayout | undefined>;
+  lockCurrent(trx: Tx, issuanceId: IssuanceId): Promise<IssuancePayout | undefined>;
   /** One payout by id, locked (a deposit's reversal: the payout that swept the transfer). */
-  lock(trx: Tx, payoutId: string): Promise<IssuancePayout | undefined>;
+  lock(trx: Tx, payoutId: PayoutId): Promise<IssuancePayout | undefined>;
   /** A new payout row, `scheduled`, of this split; answers its id. */
-  schedule(trx: Tx, now: Date, issuance: Issuance, split: PayoutAmounts): Promise<string>;
+  schedule(trx: Tx, now: Date, issuance: Issuance, split: PayoutAmounts): Promise<PayoutId>;
   /** The unsent payout moves a different sum now. */
-  resplit(trx: Tx, now: Date, payoutId: string, split: PayoutAmounts): Promise<void>;
-  cancel(trx: Tx, now: Date, payoutId: string): Promise<void>;
+  resplit(trx: Tx, now: Date, payoutId: PayoutId, split: PayoutAmounts): Promise<void>;
+  cancel(trx: Tx, now: Date, payoutId: PayoutId): Promise<void>;
   /** SPEC `payout_tx_hash`: the latest confirmed outgoing transfer to the recipient. */
-  latestConfirmedTxHash(executor: Executor, issuanceId: string): Promise<string | null>;
+  latestConfirmedTxHash(executor: Executor, issuanceId: IssuanceId): Promise<string | null>;
 }
 
 /** The payout as the issuance lifecycle sees it. */
 export interface IssuancePayout {
-  readonly id: string;
+  readonly id: PayoutId;
   /** The sweep was broadcast or confirmed: it can no longer be re-split or cancelled. */
   readonly broadcast: boolean;
   /** What it moves. */

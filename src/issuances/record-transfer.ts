@@ -1,4 +1,5 @@
 import { newId } from '../platform/crypto.js';
+import { asId, type IssuanceId, type TransferId } from '../platform/ids.js';
 import type { Tx } from '../platform/database/database.js';
 import { applyTransition, lifecycleStateOf } from './apply-transition.js';
 import type { Issuance, IssuanceGroup, Transfer, TransferDisposition } from './issuance.js';
@@ -12,10 +13,10 @@ import { insertTransferOnce, lockTransferByKey, updateTransfer } from './transfe
  * chain facts. `logIndex` is the log index (EVM, Tron) or instruction index
  * (Solana): with the hash, the natural key.
  */
-export type IncomingTransfer = Pick<
-  Transfer,
-  'issuanceId' | 'chainId' | 'txHash' | 'logIndex' | 'fromAddress' | 'toAddress' | 'amount' | 'status'
->;
+export type IncomingTransfer = Pick<Transfer, 'chainId' | 'txHash' | 'logIndex' | 'fromAddress' | 'toAddress' | 'amount' | 'status'> & {
+  /** As the watcher read it from `listWatchedAddresses` (chains/ knows no id types). */
+  readonly issuanceId: string;
+};
 
 export type RecordOutcome =
   | {
@@ -42,14 +43,14 @@ export type RecordOutcome =
  */
 export async function recordTransfer(trx: Tx, deps: { readonly now: Date }, incoming: IncomingTransfer): Promise<RecordOutcome> {
   const { now } = deps;
-  const unlocked = await findIssuanceById(trx, incoming.issuanceId);
+  const unlocked = await findIssuanceById(trx, asId<IssuanceId>(incoming.issuanceId));
   if (unlocked === undefined) return { outcome: 'unknown' };
   const group = unlocked.groupId === null ? null : ((await lockGroup(trx, unlocked.groupId)) ?? null);
-  const issuance = await lockIssuance(trx, incoming.issuanceId);
+  const issuance = await lockIssuance(trx, unlocked.id);
   if (issuance === undefined) return { outcome: 'unknown' };
 
   const fresh: Transfer = {
-    id: newId(),
+    id: newId<TransferId>(),
     issuanceId: issuance.id,
     shopId: issuance.shopId,
     sandbox: issuance.sandbox,

@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import { asId, type GroupId, type MerchantId, type ShopId } from '../platform/ids.js';
 import { IvoryError } from '../platform/errors.js';
 import { setDepositDisabled } from './close-issuances.js';
 import { addressesByFamily, enforceDepositAddressLimit, lockMerchantForLimits } from '../limits/index.js';
@@ -16,24 +17,24 @@ import { findShopGroup, findShopIssuance, listGroupOptions } from './issuances.r
 export async function setDepositEnabled(
   trx: Tx,
   deps: { readonly now: Date; readonly payUrl: string },
-  input: { readonly shopId: string; readonly merchantId: string; readonly sandbox: boolean; readonly id: string; readonly enabled: boolean },
+  input: { readonly shopId: ShopId; readonly merchantId: MerchantId; readonly sandbox: boolean; readonly id: string; readonly enabled: boolean },
 ): Promise<IssuanceView | GroupView> {
   const { shopId, id, enabled } = input;
   if (!isUuid(id)) throw new IvoryError('not_found');
   // Lock order merchant → group → issuance; the state read below is then current.
   if (enabled) await lockMerchantForLimits(trx, input.merchantId);
-  const issuance = await findShopIssuance(trx, shopId, id);
-  const group = issuance === undefined ? await findShopGroup(trx, shopId, id) : undefined;
+  const issuance = await findShopIssuance(trx, shopId, asId(id));
+  const group = issuance === undefined ? await findShopGroup(trx, shopId, asId(id)) : undefined;
   if (issuance === undefined && group === undefined) throw new IvoryError('not_found');
   if (issuance !== undefined && issuance.groupId !== null) throw new IvoryError('issuance_in_group');
   if ((issuance ?? group)?.kind !== 'deposit') throw new IvoryError('invalid_state');
 
   const paused = (issuance ?? group)?.disabledAt !== null;
   if (enabled && paused) {
-    const options = issuance !== undefined ? [issuance] : await listGroupOptions(trx, id);
+    const options = issuance !== undefined ? [issuance] : await listGroupOptions(trx, asId(id));
     await enforceDepositAddressLimit(trx, input.merchantId, input.sandbox, addressesByFamily(options));
   }
-  const target = issuance !== undefined ? { issuanceId: id } : { groupId: id };
+  const target = issuance !== undefined ? { issuanceId: issuance.id } : { groupId: asId<GroupId>(id) };
   await setDepositDisabled(trx, deps.now, target, !enabled);
   return getIssuance(trx, deps, shopId, id);
 }

@@ -1,7 +1,8 @@
 import type { Selectable, Updateable } from 'kysely';
+import { asId, asNullableId, type IssuanceId, type PayoutId, type ShopId, type TransferId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { TransfersTable } from '../platform/database/schema.js';
-import type { Transfer } from './issuance.js';
+import { issuanceEntry, type Transfer } from './issuance.js';
 
 /** SQL for `transfers`: the ledger of incoming transfers. */
 
@@ -9,12 +10,8 @@ export type TransferPatch = Updateable<TransfersTable>;
 
 export function toTransfer(row: Selectable<TransfersTable>): Transfer {
   return {
-    id: row.id,
-    issuanceId: row.issuance_id,
-    shopId: row.shop_id,
-    sandbox: row.sandbox,
-    chainId: row.chain_id,
-    token: row.token,
+    id: asId(row.id),
+    ...issuanceEntry(row),
     txHash: row.tx_hash,
     logIndex: row.log_index,
     fromAddress: row.from_address,
@@ -22,8 +19,8 @@ export function toTransfer(row: Selectable<TransfersTable>): Transfer {
     amount: BigInt(row.amount),
     status: row.status,
     disposition: row.disposition,
-    payoutId: row.payout_id,
-    confirmedEventId: row.confirmed_event_id,
+    payoutId: asNullableId(row.payout_id),
+    confirmedEventId: asNullableId(row.confirmed_event_id),
     observedAt: row.observed_at,
     confirmedAt: row.confirmed_at,
     revertedAt: row.reverted_at,
@@ -78,7 +75,7 @@ export async function lockTransferByKey(trx: Tx, chainId: number, txHash: string
 }
 
 /** The transfer whose transfer.confirmed event is `eventId`, within one shop. */
-export async function findTransferByConfirmedEvent(executor: Executor, shopId: string, eventId: string): Promise<Transfer | undefined> {
+export async function findTransferByConfirmedEvent(executor: Executor, shopId: ShopId, eventId: string): Promise<Transfer | undefined> {
   const row = await executor
     .selectFrom('transfers')
     .selectAll()
@@ -88,12 +85,12 @@ export async function findTransferByConfirmedEvent(executor: Executor, shopId: s
   return row === undefined ? undefined : toTransfer(row);
 }
 
-export async function updateTransfer(trx: Tx, id: string, patch: TransferPatch): Promise<void> {
+export async function updateTransfer(trx: Tx, id: TransferId, patch: TransferPatch): Promise<void> {
   await trx.updateTable('transfers').set(patch).where('id', '=', id).execute();
 }
 
 /** Links confirmed transfers of an issuance not yet in any payout to `payoutId`. */
-export async function attachUnsweptTransfers(trx: Tx, issuanceId: string, payoutId: string): Promise<void> {
+export async function attachUnsweptTransfers(trx: Tx, issuanceId: IssuanceId, payoutId: PayoutId): Promise<void> {
   await trx
     .updateTable('transfers')
     .set({ payout_id: payoutId })
@@ -105,12 +102,12 @@ export async function attachUnsweptTransfers(trx: Tx, issuanceId: string, payout
 }
 
 /** Returns a cancelled payout's transfers to the unswept pool. */
-export async function detachTransfers(trx: Tx, payoutId: string): Promise<void> {
+export async function detachTransfers(trx: Tx, payoutId: PayoutId): Promise<void> {
   await trx.updateTable('transfers').set({ payout_id: null }).where('payout_id', '=', payoutId).execute();
 }
 
 /** Up to `limit` ids of the transfers a payout sweeps, oldest first. */
-export async function listPayoutTransferIds(executor: Executor, payoutId: string, limit: number): Promise<string[]> {
+export async function listPayoutTransferIds(executor: Executor, payoutId: PayoutId, limit: number): Promise<string[]> {
   const rows = await executor
     .selectFrom('transfers')
     .select('id')

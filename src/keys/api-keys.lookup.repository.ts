@@ -22,16 +22,15 @@ export async function findActiveKeyByHash(db: Executor, tokenHash: string): Prom
   const query = compiledLookup(db);
   const withHash: typeof query = { ...query, parameters: [tokenHash, ...query.parameters.slice(1)] };
   const { rows } = await db.executeQuery(withHash);
-  const row = rows[0];
-  if (row === undefined) return undefined;
-  return {
+  const [found] = rows.map((row) => ({
     id: row.id,
     shopId: row.shop_id,
     merchantId: row.merchant_id,
     scopes: row.scopes,
     allowedIps: row.allowed_ips,
     lastUsedAt: row.last_used_at,
-  };
+  }));
+  return found;
 }
 
 const HASH_PLACEHOLDER = '<token hash>';

@@ -41,9 +41,7 @@ export async function findMerchantControls(db: Executor, merchantId: string, opt
     .select(['id', 'name', 'created_at', 'blocked_at', 'blocked_reason', 'shop_limit', 'active_invoice_limit', 'deposit_address_limits', 'team_limit'])
     .where('id', '=', merchantId);
   if (options.lock === true) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
-  if (row === undefined) return undefined;
-  return {
+  const [found] = (await query.execute()).map((row) => ({
     id: row.id,
     name: row.name,
     createdAt: row.created_at,
@@ -53,7 +51,8 @@ export async function findMerchantControls(db: Executor, merchantId: string, opt
     activeInvoiceLimit: row.active_invoice_limit,
     depositAddressLimits: row.deposit_address_limits,
     teamLimit: row.team_limit,
-  };
+  }));
+  return found;
 }
 
 /** Null lifts the block. */

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
 import { PUBLIC, SESSION_FRESH_MFA, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
@@ -44,6 +44,16 @@ const UpdateShopBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The payout fields a create and an update body share, named as the use cases name them. */
+function payoutFields<Body extends Static<typeof UpdateShopBody> | Static<typeof CreateShopBody>>(body: Body) {
+  return {
+    recipient: body.recipient as Body['recipient'],
+    delegate: body.delegate,
+    solanaPayoutTarget: body.solana_payout_target,
+    tronPayoutTarget: body.tron_payout_target,
+  };
+}
 
 const RecipientBody = Type.Object({ address: Type.String() }, { additionalProperties: false });
 
@@ -115,11 +125,8 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
         body: await createShop(trx, clock, principal, request.params.merchant_id, {
           name: body.name,
           sandbox: body.sandbox,
-          recipient: body.recipient,
-          delegate: body.delegate,
           payoutTarget: body.payout_target,
-          solanaPayoutTarget: body.solana_payout_target,
-          tronPayoutTarget: body.tron_payout_target,
+          ...payoutFields(body),
         }),
       }));
     },
@@ -141,12 +148,7 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
       const body = request.body;
       return replyIdempotent(db, request, reply, async (trx, principal) => ({
         status: 200,
-        body: await updateShop(trx, clock, principal, request.params.shop_id, {
-          recipient: body.recipient,
-          delegate: body.delegate,
-          solanaPayoutTarget: body.solana_payout_target,
-          tronPayoutTarget: body.tron_payout_target,
-        }),
+        body: await updateShop(trx, clock, principal, request.params.shop_id, payoutFields(body)),
       }));
     },
   );

@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/database/database.js';
-import { isUuid } from '../platform/ids.js';
+import { asId, isUuid, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Role } from '../platform/database/schema.js';
 import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
@@ -24,14 +24,16 @@ export type AccessNeed = 'read' | 'write' | 'owner';
 
 export interface ShopAccess {
   readonly shop: ShopRow;
-  readonly merchantId: string;
+  /** The shop's id and its merchant's, typed (the row's columns are text). */
+  readonly shopId: ShopId;
+  readonly merchantId: MerchantId;
   /** The session user's role on this shop; null for an API key. */
   readonly role: Role | null;
 }
 
 export interface MerchantAccess {
   readonly merchant: MerchantRow;
-  readonly merchantId: string;
+  readonly merchantId: MerchantId;
   /** The session user's highest role on the merchant; null for an API key. */
   readonly role: Role | null;
   /** null: every shop of the merchant; otherwise the only shops the principal may see. */
@@ -87,7 +89,7 @@ export async function requireShopAccess(
   if (found.merchantBlockedAt !== null) throw new IvoryError('account_disabled', { reason: found.merchantBlockedReason ?? '' });
   if (role !== null && !roleAllows(role, need)) throw new IvoryError('forbidden');
   if (shop.archived_at !== null) throw new IvoryError('shop_archived');
-  return { shop, merchantId: shop.merchant_id, role };
+  return { shop, shopId: asId(shop.id), merchantId: asId(shop.merchant_id), role };
 }
 
 /**
@@ -131,7 +133,7 @@ export async function requireMerchantAccess(
 
   if (merchant.blocked_at !== null) throw new IvoryError('account_disabled', { reason: merchant.blocked_reason ?? '' });
   if (principal.kind === 'session' && (role === null || !roleAllows(role, need))) throw new IvoryError('forbidden');
-  return { merchant, merchantId: merchant.id, role, shopIds };
+  return { merchant, merchantId: asId(merchant.id), role, shopIds };
 }
 
 /** SPEC "Authentication" 9 and "onboarding_required": who may act on shops at all. */

@@ -47,35 +47,19 @@ export function payoutRecipient(input: { sandbox: boolean; payoutTarget: PayoutT
   return parseEvmPayoutAddress(input.recipient);
 }
 
-/** The shop record every shop response uses (SPEC "Shop": fields beyond id are ours). */
-export interface ShopRecord {
-  id: string;
-  merchant_id: string;
-  name: string;
-  sandbox: boolean;
-  recipient: string | null;
-  delegate: string | null;
-  payout_target: PayoutTarget;
-  solana_payout_target: PayoutTarget;
-  tron_payout_target: PayoutTarget;
-  solana_recipient: string | null;
-  tron_recipient: string | null;
-  created_at: string;
-}
+/** The columns a shop response shows as they are stored (SPEC "Shop": fields beyond id are ours). */
+const SHOP_RECORD_COLUMNS = [
+  ...['id', 'merchant_id', 'name', 'sandbox'],
+  ...['recipient', 'delegate', 'payout_target'],
+  ...['solana_payout_target', 'solana_recipient', 'tron_payout_target', 'tron_recipient'],
+] as const satisfies readonly (keyof ShopRow)[];
+
+type ShopRecordColumn = (typeof SHOP_RECORD_COLUMNS)[number];
+
+/** The shop record every shop response uses: the row's own columns, and its creation time as ISO text. */
+export type ShopRecord = Pick<ShopRow, ShopRecordColumn> & { created_at: string };
 
 export function shopRecord(shop: ShopRow): ShopRecord {
-  return {
-    id: shop.id,
-    merchant_id: shop.merchant_id,
-    name: shop.name,
-    sandbox: shop.sandbox,
-    recipient: shop.recipient,
-    delegate: shop.delegate,
-    payout_target: shop.payout_target,
-    solana_payout_target: shop.solana_payout_target,
-    tron_payout_target: shop.tron_payout_target,
-    solana_recipient: shop.solana_recipient,
-    tron_recipient: shop.tron_recipient,
-    created_at: shop.created_at.toISOString(),
-  };
+  const shown = Object.fromEntries(SHOP_RECORD_COLUMNS.map((column) => [column, shop[column]])) as Pick<ShopRow, ShopRecordColumn>;
+  return { ...shown, created_at: shop.created_at.toISOString() };
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { ShopId } from '../platform/ids.js';
 import type { Catalogue } from '../catalogue/index.js';
 import { formatDecimal } from '../money/index.js';
 import type { Executor } from '../platform/database/database.js';
@@ -91,7 +92,7 @@ export function paymentCsvValues(record: PaymentRecord, symbol: string): string[
 export async function* paymentsCsvChunks(
   executor: Executor,
   catalogue: Catalogue,
-  shopId: string,
+  shopId: ShopId,
   pageSize = CSV_PAGE_SIZE,
 ): AsyncGenerator<string> {
   yield csvRecord(CSV_COLUMNS);
@@ -105,6 +106,6 @@ export async function* paymentsCsvChunks(
   }
 }
 
-export function exportPaymentsCsv(executor: Executor, catalogue: Catalogue, shopId: string): Readable {
+export function exportPaymentsCsv(executor: Executor, catalogue: Catalogue, shopId: ShopId): Readable {
   return Readable.from(paymentsCsvChunks(executor, catalogue, shopId), { objectMode: false });
 }

@@ -1,4 +1,5 @@
 import { formatDecimal } from '../money/index.js';
+import type { ShopId } from '../platform/ids.js';
 import { isUuid } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
@@ -42,7 +43,7 @@ export const MAX_PAYMENTS_PAGE = 100;
  */
 export async function listPayments(
   executor: Executor,
-  shopId: string,
+  shopId: ShopId,
   query: { readonly limit?: string | undefined; readonly cursor?: string | undefined },
 ): Promise<PaymentPage> {
   const limit = parseLimit(query.limit);

@@ -1,3 +1,5 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import type { TransferDisposition, TransferStatus } from '../issuances/index.js';
 import type { PayoutStatus } from '../payouts/index.js';
@@ -49,7 +51,7 @@ export interface PaymentPageQuery {
   readonly limit: number;
 }
 
-export async function listShopPayments(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
+export async function listShopPayments(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
   const [transfers, payouts] = await Promise.all([
     listTransfers(executor, shopId, query),
     listPayouts(executor, shopId, query),
@@ -70,91 +72,84 @@ export function compareKeys(a: PaymentKey, b: PaymentKey): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-async function listTransfers(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
-  const descending = query.order === 'newest';
-  let select = executor
-    .selectFrom('transfers as t')
-    .innerJoin('issuances as i', 'i.id', 't.issuance_id')
-    .select([
-      't.id',
-      't.issuance_id',
-      'i.public_id',
-      'i.external_id',
-      't.chain_id',
-      't.token',
-      'i.token_decimals',
-      't.amount',
-      't.status',
-      't.disposition',
-      't.tx_hash',
-      't.created_at',
-      't.confirmed_at',
-    ])
-    .where('t.shop_id', '=', shopId);
-  const { after } = query;
-  if (after !== undefined) {
-    select = select.where((eb) => eb(eb.refTuple('t.created_at', 't.id'), descending ? '<' : '>', eb.tuple(after.createdAt, after.id)));
-  }
-  const rows = await select
-    .orderBy('t.created_at', descending ? 'desc' : 'asc')
-    .orderBy('t.id', descending ? 'desc' : 'asc')
-    .limit(query.limit)
-    .execute();
-  return rows.map((row) => ({
-    type: 'transfer',
-    id: row.id,
-    issuanceId: row.issuance_id,
-    publicId: row.public_id,
-    externalId: row.external_id,
-    chainId: row.chain_id,
-    token: row.token,
-    tokenDecimals: row.token_decimals,
-    amount: BigInt(row.amount),
-    status: row.status,
-    disposition: row.disposition,
-    txHash: row.tx_hash,
-    fee: null,
-    toRecipient: null,
-    toOperator: null,
-    createdAt: row.created_at,
-    confirmedAt: row.confirmed_at,
-  }));
+/** The columns both tables give under the same names; each table is aliased `row`. */
+const COMMON_COLUMNS = [
+  'row.id',
+  'row.issuance_id',
+  'i.public_id',
+  'i.external_id',
+  'row.chain_id',
+  'row.token',
+  'row.status',
+  'row.tx_hash',
+  'row.created_at',
+  'row.confirmed_at',
+] as const;
+
+async function listTransfers(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
+  const select = executor
+    .selectFrom('transfers as row')
+    .innerJoin('issuances as i', 'i.id', 'row.issuance_id')
+    .select([...COMMON_COLUMNS, 'i.token_decimals', 'row.amount', 'row.disposition'])
+    .where('row.shop_id', '=', shopId);
+  const rows = await keysetPage(select, query).execute();
+  return rows.map((row) => toPaymentRecord('transfer', row, { amount: row.amount, disposition: row.disposition, fee: null, toRecipient: null, toOperator: null }));
 }
 
-async function listPayouts(executor: Executor, shopId: string, query: PaymentPageQuery): Promise<PaymentRecord[]> {
-  const descending = query.order === 'newest';
-  let select = executor
-    .selectFrom('payouts as p')
-    .innerJoin('issuances as i', 'i.id', 'p.issuance_id')
-    .select([
-      'p.id',
-      'p.issuance_id',
-      'i.public_id',
-      'i.external_id',
-      'p.chain_id',
-      'p.token',
-      'p.token_decimals',
-      'p.gross',
-      'p.fee',
-      'p.to_recipient',
-      'p.to_operator',
-      'p.status',
-      'p.tx_hash',
-      'p.created_at',
-      'p.confirmed_at',
-    ])
-    .where('p.shop_id', '=', shopId);
+async function listPayouts(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
+  const select = executor
+    .selectFrom('payouts as row')
+    .innerJoin('issuances as i', 'i.id', 'row.issuance_id')
+    .select([...COMMON_COLUMNS, 'row.token_decimals', 'row.gross', 'row.fee', 'row.to_recipient', 'row.to_operator'])
+    .where('row.shop_id', '=', shopId);
+  const rows = await keysetPage(select, query).execute();
+  return rows.map((row) =>
+    toPaymentRecord('payout', row, {
+      // What left the address: to_recipient + to_operator.
+      amount: row.gross,
+      disposition: null,
+      fee: BigInt(row.fee),
+      toRecipient: BigInt(row.to_recipient),
+      toOperator: BigInt(row.to_operator),
+    }),
+  );
+}
+
+/** The keyset bound, order and limit of one page, on the table aliased `row`. */
+function keysetPage<DB, TB extends keyof DB, O>(
+  select: SelectQueryBuilder<DB, TB, O>,
+  query: PaymentPageQuery,
+): SelectQueryBuilder<DB, TB, O> {
+  const direction = query.order === 'newest' ? 'desc' : 'asc';
+  const key = sql`(${sql.ref('row.created_at')}, ${sql.ref('row.id')})`;
   const { after } = query;
-  if (after !== undefined) {
-    select = select.where((eb) => eb(eb.refTuple('p.created_at', 'p.id'), descending ? '<' : '>', eb.tuple(after.createdAt, after.id)));
-  }
-  const rows = await select
-    .orderBy('p.created_at', descending ? 'desc' : 'asc')
-    .orderBy('p.id', descending ? 'desc' : 'asc')
-    .limit(query.limit)
-    .execute();
-  return rows.map((row) => ({
-    type: 'payout',
+  const bounded =
+    after === undefined ? select : select.where(sql<boolean>`${key} ${sql.raw(direction === 'desc' ? '<' : '>')} (${after.createdAt}, ${after.id})`);
+  return bounded
+    .orderBy(sql.ref('row.created_at'), direction)
+    .orderBy(sql.ref('row.id'), direction)
+    .limit(query.limit);
+}
+
+interface CommonRow {
+  readonly id: string;
+  readonly issuance_id: string;
+  readonly public_id: string;
+  readonly external_id: string | null;
+  readonly chain_id: number;
+  readonly token: string;
+  readonly token_decimals: number;
+  readonly status: TransferStatus | PayoutStatus;
+  readonly tx_hash: string | null;
+  readonly created_at: Date;
+  readonly confirmed_at: Date | null;
+}
+
+type OwnFields = Pick<PaymentRecord, 'disposition' | 'fee' | 'toRecipient' | 'toOperator'> & { readonly amount: string };
+
+function toPaymentRecord(type: PaymentType, row: CommonRow, own: OwnFields): PaymentRecord {
+  return {
+    type,
     id: row.id,
     issuanceId: row.issuance_id,
     publicId: row.public_id,
@@ -162,14 +157,11 @@ async function listPayouts(executor: Executor, shopId: string, query: PaymentPag
     chainId: row.chain_id,
     token: row.token,
     tokenDecimals: row.token_decimals,
-    amount: BigInt(row.gross),
     status: row.status,
-    disposition: null,
     txHash: row.tx_hash,
-    fee: BigInt(row.fee),
-    toRecipient: BigInt(row.to_recipient),
-    toOperator: BigInt(row.to_operator),
     createdAt: row.created_at,
     confirmedAt: row.confirmed_at,
-  }));
+    ...own,
+    amount: BigInt(own.amount),
+  };
 }

@@ -43,7 +43,7 @@ export async function paymentsRoutes(api: IvoryServer, context: AppContext): Pro
     { schema: { params: ShopParams, querystring: PaymentsQuery, response: { 200: PaymentPageSchema } }, config: { auth: SESSION_OR_READ_KEY } },
     async (request) => {
       const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
-      return listPayments(db, access.shop.id, request.query);
+      return listPayments(db, access.shopId, request.query);
     },
   );
 
@@ -57,7 +57,7 @@ export async function paymentsRoutes(api: IvoryServer, context: AppContext): Pro
         .header('Content-Type', 'text/csv; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="${access.shop.id}-payments.csv"`)
         .header('Cache-Control', 'no-store')
-        .send(exportPaymentsCsv(db, catalogue, access.shop.id));
+        .send(exportPaymentsCsv(db, catalogue, access.shopId));
     },
   );
 }

@@ -1,4 +1,5 @@
 import { appendEvent } from '../events/index.js';
+import type { PayoutId } from '../platform/ids.js';
 import type { Tx } from '../platform/database/database.js';
 import { findGroupById, listPayoutTransferIds, lockIssuance, type Issuance } from '../issuances/index.js';
 import type { Payout } from './payout.js';
@@ -27,7 +28,7 @@ export type PayoutOutcome =
  * `lease`: the send worker's claim (the lease's end it wrote). Outcomes other
  * than a broadcast are recorded only while the row still holds that claim.
  */
-export async function applyPayoutInput(trx: Tx, now: Date, payoutId: string, input: PayoutInput, lease?: Date): Promise<PayoutOutcome> {
+export async function applyPayoutInput(trx: Tx, now: Date, payoutId: PayoutId, input: PayoutInput, lease?: Date): Promise<PayoutOutcome> {
   const unlocked = await findPayoutById(trx, payoutId);
   if (unlocked === undefined || unlocked.sandbox) return { outcome: 'unknown' };
   const issuance = await lockIssuance(trx, unlocked.issuanceId);

@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import { asId, type PayoutId } from '../platform/ids.js';
 import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
 
 /**
@@ -15,5 +16,5 @@ export async function confirmPayout(
   deps: { readonly now: Date },
   input: { readonly payoutId: string; readonly txHash: string },
 ): Promise<PayoutOutcome> {
-  return applyPayoutInput(trx, deps.now, input.payoutId, { type: 'confirmed', txHash: input.txHash });
+  return applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'confirmed', txHash: input.txHash });
 }

@@ -1,4 +1,5 @@
 import type { IssuancePayout, PayoutLedger } from '../issuances/index.js';
+import type { PayoutId } from '../platform/ids.js';
 import { newId } from '../platform/crypto.js';
 import { BROADCAST_PAYOUT_STATUSES, type Payout } from './payout.js';
 import { insertPayout, latestConfirmedPayoutTxHash, lockCurrentPayout, lockPayout, updatePayout } from './payouts.repository.js';
@@ -15,7 +16,7 @@ export const payoutLedger: PayoutLedger = {
     return asIssuancePayout(await lockPayout(trx, payoutId));
   },
   async schedule(trx, now, issuance, split) {
-    const id = newId();
+    const id = newId<PayoutId>();
     const { gross, fee, toRecipient, toOperator } = split;
     await insertPayout(trx, {
       id,

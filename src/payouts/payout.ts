@@ -1,16 +1,13 @@
+import type { PayoutId } from '../platform/ids.js';
 import type { FeeTerms } from '../catalogue/index.js';
+import type { IssuanceEntry } from '../issuances/index.js';
 import type { PayoutStatus } from '../platform/database/schema.js';
 
 export type { PayoutStatus };
 
 /** One sweep of a payment address: a row of the payout queue. */
-export interface Payout {
-  readonly id: string;
-  readonly issuanceId: string;
-  readonly shopId: string;
-  readonly sandbox: boolean;
-  readonly chainId: number;
-  readonly token: string;
+export interface Payout extends IssuanceEntry {
+  readonly id: PayoutId;
   readonly tokenDecimals: number;
   readonly status: PayoutStatus;
   readonly attempts: number;

@@ -1,8 +1,11 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
+import type { IssuanceId, PayoutId } from '../platform/ids.js';
+import { asId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { PayoutsTable } from '../platform/database/schema.js';
 import { UNSENT_PAYOUT_STATUSES, type Payout, type PayoutStatus } from './payout.js';
 import { units18 } from '../money/index.js';
+import { issuanceEntry } from '../issuances/index.js';
 
 /** SQL for `payouts`: the payout rows and their queue. */
 
@@ -10,12 +13,8 @@ export type PayoutPatch = Updateable<PayoutsTable>;
 
 export function toPayout(row: Selectable<PayoutsTable>): Payout {
   return {
-    id: row.id,
-    issuanceId: row.issuance_id,
-    shopId: row.shop_id,
-    sandbox: row.sandbox,
-    chainId: row.chain_id,
-    token: row.token,
+    id: asId(row.id),
+    ...issuanceEntry(row),
     tokenDecimals: row.token_decimals,
     status: row.status,
     attempts: row.attempts,
@@ -70,18 +69,18 @@ export async function insertPayout(trx: Tx, payout: Payout): Promise<void> {
     .execute();
 }
 
-export async function lockPayout(trx: Tx, id: string): Promise<Payout | undefined> {
+export async function lockPayout(trx: Tx, id: PayoutId): Promise<Payout | undefined> {
   const row = await trx.selectFrom('payouts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
   return row === undefined ? undefined : toPayout(row);
 }
 
 /** The issuance's newest payout that has not left the address (at most one exists). */
-export async function lockUnsentPayout(trx: Tx, issuanceId: string): Promise<Payout | undefined> {
+export async function lockUnsentPayout(trx: Tx, issuanceId: IssuanceId): Promise<Payout | undefined> {
   return lockNewestPayout(trx, issuanceId, 'in', UNSENT_PAYOUT_STATUSES);
 }
 
 /** The invoice's payout that is still live (not cancelled or reverted), newest first. */
-export async function lockCurrentPayout(trx: Tx, issuanceId: string): Promise<Payout | undefined> {
+export async function lockCurrentPayout(trx: Tx, issuanceId: IssuanceId): Promise<Payout | undefined> {
   return lockNewestPayout(trx, issuanceId, 'not in', ['cancelled', 'reverted']);
 }
 
@@ -102,12 +101,12 @@ async function lockNewestPayout(
   return row === undefined ? undefined : toPayout(row);
 }
 
-export async function updatePayout(trx: Tx, id: string, now: Date, patch: PayoutPatch): Promise<void> {
+export async function updatePayout(trx: Tx, id: PayoutId, now: Date, patch: PayoutPatch): Promise<void> {
   await trx.updateTable('payouts').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
 }
 
 /** SPEC `payout_tx_hash`: the latest confirmed outgoing transfer to the recipient. */
-export async function latestConfirmedPayoutTxHash(executor: Executor, issuanceId: string): Promise<string | null> {
+export async function latestConfirmedPayoutTxHash(executor: Executor, issuanceId: IssuanceId): Promise<string | null> {
   const row = await executor
     .selectFrom('payouts')
     .select('tx_hash')
@@ -119,13 +118,13 @@ export async function latestConfirmedPayoutTxHash(executor: Executor, issuanceId
   return row?.tx_hash ?? null;
 }
 
-export async function findPayoutById(executor: Executor, id: string): Promise<Payout | undefined> {
+export async function findPayoutById(executor: Executor, id: PayoutId): Promise<Payout | undefined> {
   const row = await executor.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : toPayout(row);
 }
 
 /** The payout.confirmed event of a payout, which payout.reverted references; null before confirmation. */
-export async function findPayoutConfirmedEventId(executor: Executor, id: string): Promise<string | null> {
+export async function findPayoutConfirmedEventId(executor: Executor, id: PayoutId): Promise<string | null> {
   const row = await executor.selectFrom('payouts').select('confirmed_event_id').where('id', '=', id).executeTakeFirst();
   return row?.confirmed_event_id ?? null;
 }
@@ -156,7 +155,7 @@ export async function claimDuePayouts(trx: Tx, now: Date, limit: number): Promis
  * token: the worker records a non-broadcast outcome only while the row still
  * holds it. A send whose lease ran out counts as a failed attempt.
  */
-export async function leasePayouts(trx: Tx, ids: readonly string[], now: Date, leaseUntil: Date): Promise<void> {
+export async function leasePayouts(trx: Tx, ids: readonly PayoutId[], now: Date, leaseUntil: Date): Promise<void> {
   if (ids.length === 0) return;
   await trx
     .updateTable('payouts')
@@ -172,7 +171,7 @@ export async function leasePayouts(trx: Tx, ids: readonly string[], now: Date, l
 }
 
 /** Puts claimed payouts back without an attempt (no adapter can send them yet). */
-export async function postponePayouts(trx: Tx, ids: readonly string[], now: Date, until: Date): Promise<void> {
+export async function postponePayouts(trx: Tx, ids: readonly PayoutId[], now: Date, until: Date): Promise<void> {
   if (ids.length === 0) return;
   await trx.updateTable('payouts').set({ next_attempt_at: until, updated_at: now }).where('id', 'in', [...ids]).execute();
 }

@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import { asId, type PayoutId } from '../platform/ids.js';
 import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
 
 /**
@@ -10,5 +11,5 @@ import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
  * report about a hash the payout has moved on from changes nothing.
  */
 export async function recordFailedSweep(trx: Tx, deps: { readonly now: Date }, input: { readonly payoutId: string; readonly txHash: string }): Promise<PayoutOutcome> {
-  return applyPayoutInput(trx, deps.now, input.payoutId, { type: 'sweep_reverted', txHash: input.txHash });
+  return applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'sweep_reverted', txHash: input.txHash });
 }

@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import { asId, type PayoutId } from '../platform/ids.js';
 import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
 
 /**
@@ -11,5 +12,5 @@ import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
  * confirmed payout can be reverted; a repeat is a no-op (`unchanged`).
  */
 export async function revertPayout(trx: Tx, deps: { readonly now: Date }, input: { readonly payoutId: string }): Promise<PayoutOutcome> {
-  return applyPayoutInput(trx, deps.now, input.payoutId, { type: 'reverted' });
+  return applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'reverted' });
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { PayoutId } from '../platform/ids.js';
 import type { ChainAdapters, PayoutBroadcast, PayoutRequest } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Tx } from '../platform/database/database.js';
@@ -22,7 +23,7 @@ const BATCH = 10;
 const NO_ADAPTER_RETRY_MS = 5 * 60_000;
 
 interface Claimed {
-  readonly payoutId: string;
+  readonly payoutId: PayoutId;
   readonly adapterName: string;
   readonly send: (request: PayoutRequest) => Promise<PayoutBroadcast>;
   readonly request: PayoutRequest;
@@ -76,7 +77,7 @@ export class SendPayoutsJob implements Job {
   private async claim(trx: Tx, now: Date, lease: Date): Promise<Claimed[]> {
     const due = await claimDuePayouts(trx, now, BATCH);
     const claimed: Claimed[] = [];
-    const waiting: string[] = [];
+    const waiting: PayoutId[] = [];
     for (const payout of due) {
       const ready = await this.sendable(trx, payout);
       if (ready === undefined) waiting.push(payout.id);

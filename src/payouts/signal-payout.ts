@@ -1,4 +1,5 @@
 import type { Tx } from '../platform/database/database.js';
+import type { IssuanceId } from '../platform/ids.js';
 import { lockIssuance } from '../issuances/index.js';
 import type { Payout } from './payout.js';
 import { payoutTransition } from './payout-lifecycle.js';
@@ -14,7 +15,7 @@ export type PayoutSignal = 'gas.wait' | 'sweep.failed';
  * not the terminal payout.failed). Changes payout state only: no event, no
  * webhook. Undefined when there is no such payout.
  */
-export async function signalPayout(trx: Tx, now: Date, issuanceId: string, signal: PayoutSignal): Promise<Payout | undefined> {
+export async function signalPayout(trx: Tx, now: Date, issuanceId: IssuanceId, signal: PayoutSignal): Promise<Payout | undefined> {
   if ((await lockIssuance(trx, issuanceId)) === undefined) return undefined;
   const payout = await lockUnsentPayout(trx, issuanceId);
   if (payout === undefined) return undefined;

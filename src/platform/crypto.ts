@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** A random v4 UUID: the identifier of every record (SPEC conventions). */
-export function newId(): string {
-  return randomUUID();
+/** A fresh record id; name its kind (`newId<IssuanceId>()`) where the record is typed. */
+export function newId<T extends string = string>(): T {
+  return randomUUID() as T;
 }
 
 /** A bearer secret: 32 random bytes, base64url, with an optional visible prefix. */

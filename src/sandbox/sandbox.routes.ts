@@ -29,7 +29,7 @@ export async function sandboxRoutes(api: IvoryServer, context: AppContext): Prom
     async (request, reply) =>
       replyIdempotent(db, request, reply, async (trx, principal) => {
         const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
-        return { status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, access.shop, request.body) };
+        return { status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, { id: access.shopId, sandbox: access.shop.sandbox }, request.body) };
       }),
   );
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { asId, type ShopId } from '../platform/ids.js';
 import { sandboxAddress, sandboxTxHash } from '../chains/index.js';
 import { isUuid } from '../platform/ids.js';
 import { parseBaseUnits, wholeTokens } from '../money/index.js';
@@ -43,7 +44,7 @@ const KINDS = ['transfer.confirmed', 'invoice.closed', 'transfer.reverted', 'gas
 export async function simulateSandboxEvent(
   trx: Tx,
   deps: { readonly now: Date },
-  shop: { readonly id: string; readonly sandbox: boolean },
+  shop: { readonly id: ShopId; readonly sandbox: boolean },
   body: SimulateBody,
 ): Promise<SimulateResult> {
   if (!shop.sandbox) throw new IvoryError('forbidden');
@@ -107,10 +108,10 @@ export async function simulateSandboxEvent(
 }
 
 /** The option simulated on: an issuance of this shop. A group's own id names no address. */
-async function findOption(trx: Tx, shopId: string, id: string): Promise<Issuance> {
+async function findOption(trx: Tx, shopId: ShopId, id: string): Promise<Issuance> {
   if (!isUuid(id)) throw new IvoryError('not_found');
-  const issuance = await findShopIssuance(trx, shopId, id);
+  const issuance = await findShopIssuance(trx, shopId, asId(id));
   if (issuance !== undefined) return issuance;
-  if ((await findShopGroup(trx, shopId, id)) !== undefined) throw new IvoryError('invalid_simulation', { reason: 'group_id_given' });
+  if ((await findShopGroup(trx, shopId, asId(id))) !== undefined) throw new IvoryError('invalid_simulation', { reason: 'group_id_given' });
   throw new IvoryError('not_found');
 }

@@ -26,14 +26,14 @@ export async function createWebhookEndpoint(
   shopId: string,
   input: CreateEndpointInput,
 ): Promise<EndpointView & SealedSecretBody> {
-  const { shop } = await requireShopAccess(trx, principal, shopId, 'write', { lock: true });
+  const access = await requireShopAccess(trx, principal, shopId, 'write', { lock: true });
   const url = validateEndpointUrl(input.url, deps.allowPrivate);
   const filters = validateFilters(input.filters);
-  if ((await countLiveEndpoints(trx, shop.id)) >= MAX_ENDPOINTS_PER_SHOP) {
+  if ((await countLiveEndpoints(trx, access.shopId)) >= MAX_ENDPOINTS_PER_SHOP) {
     throw new IvoryError('webhook_limit_reached', { limit: MAX_ENDPOINTS_PER_SHOP });
   }
   const now = deps.clock.now();
   const secretSealed = deps.secrets.seal(newWebhookSecret());
-  const endpoint = await insertEndpoint(trx, { id: newId(), shopId: shop.id, url, filters, secretSealed, now });
+  const endpoint = await insertEndpoint(trx, { id: newId(), shopId: access.shopId, url, filters, secretSealed, now });
   return { ...endpointView(endpoint, now), secret_sealed: secretSealed };
 }

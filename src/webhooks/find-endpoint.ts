@@ -16,8 +16,8 @@ export async function requireLiveEndpoint(
   endpointId: string,
   need: AccessNeed,
 ): Promise<EndpointRow> {
-  const { shop } = await requireShopAccess(trx, principal, shopId, need);
-  const endpoint = isUuid(endpointId) ? await findLiveEndpoint(trx, shop.id, endpointId, { lock: true }) : undefined;
+  const access = await requireShopAccess(trx, principal, shopId, need);
+  const endpoint = isUuid(endpointId) ? await findLiveEndpoint(trx, access.shopId, endpointId, { lock: true }) : undefined;
   if (endpoint === undefined) throw new IvoryError('not_found');
   return endpoint;
 }

@@ -30,7 +30,7 @@ export async function listDeliveries(
   shopId: string,
   query: DeliveryListQuery,
 ): Promise<Page<DeliveryView>> {
-  const { shop } = await requireShopAccess(db, principal, shopId, 'read');
+  const access = await requireShopAccess(db, principal, shopId, 'read');
   const limit = parsePageSize(query.limit);
   const after = query.cursor === undefined ? undefined : decodeTimeKey(query.cursor);
   const eventId = optionalUuid(query.event_id, 'event_id');
@@ -40,7 +40,7 @@ export async function listDeliveries(
     if (!isDeliveryStatus(query.status)) throw new IvoryError('invalid_request', { field: 'status' });
     status = query.status;
   }
-  const rows = await queryDeliveries(db, shop.id, { eventId, endpointId, status, after, limit: limit + 1 });
+  const rows = await queryDeliveries(db, access.shopId, { eventId, endpointId, status, after, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

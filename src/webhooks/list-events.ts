@@ -23,7 +23,7 @@ export interface EventListQuery {
  * expiry, so the list reaches back well over the 30 days promised.
  */
 export async function listEvents(db: Executor, principal: Principal, shopId: string, query: EventListQuery): Promise<Page<EventView>> {
-  const { shop } = await requireShopAccess(db, principal, shopId, 'read');
+  const access = await requireShopAccess(db, principal, shopId, 'read');
   const limit = parsePageSize(query.limit);
   let filter: EventQuery = { limit: limit + 1 };
   if (query.cursor !== undefined) filter = { ...filter, beforeSequence: decodeSequenceKey(query.cursor) };
@@ -36,7 +36,7 @@ export async function listEvents(db: Executor, principal: Principal, shopId: str
     if (!isDeliveryStatus(query.delivery_status)) throw new IvoryError('invalid_request', { field: 'delivery_status' });
     filter = { ...filter, deliveryStatus: query.delivery_status };
   }
-  const rows = await queryEvents(db, shop.id, filter);
+  const rows = await queryEvents(db, access.shopId, filter);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

@@ -7,7 +7,7 @@ import { endpointView, type EndpointView } from './webhook-endpoint.js';
 
 /** The shop's endpoints that are not deleted, oldest first; disabled ones show why. */
 export async function listWebhookEndpoints(db: Executor, clock: Clock, principal: Principal, shopId: string): Promise<EndpointView[]> {
-  const { shop } = await requireShopAccess(db, principal, shopId, 'read');
+  const access = await requireShopAccess(db, principal, shopId, 'read');
   const now = clock.now();
-  return (await listLiveEndpoints(db, shop.id)).map((endpoint) => endpointView(endpoint, now));
+  return (await listLiveEndpoints(db, access.shopId)).map((endpoint) => endpointView(endpoint, now));
 }

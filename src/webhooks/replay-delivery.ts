@@ -23,13 +23,13 @@ export async function replayDelivery(
   shopId: string,
   deliveryId: string,
 ): Promise<DeliveryView> {
-  const { shop } = await requireShopAccess(trx, principal, shopId, 'write');
-  const found = isUuid(deliveryId) ? await lockDeliveryForReplay(trx, shop.id, deliveryId) : undefined;
+  const access = await requireShopAccess(trx, principal, shopId, 'write');
+  const found = isUuid(deliveryId) ? await lockDeliveryForReplay(trx, access.shopId, deliveryId) : undefined;
   if (found === undefined) throw new IvoryError('not_found');
   if (found.endpointDeleted) throw new IvoryError('invalid_state', { reason: 'endpoint_deleted' });
   if (!found.endpointEnabled) throw new IvoryError('invalid_state', { reason: 'endpoint_disabled' });
   await requeueDelivery(trx, deliveryId, clock.now());
-  const delivery = await findDelivery(trx, shop.id, deliveryId);
+  const delivery = await findDelivery(trx, access.shopId, deliveryId);
   if (delivery === undefined) throw new Error(`delivery ${deliveryId} vanished inside its own transaction`);
   return deliveryView(delivery);
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { countRows } from '../platform/database/count-rows.js';
 import type { DeliveryStatus } from '../platform/database/schema.js';
@@ -61,7 +62,7 @@ function toEndpointRow(row: EndpointColumns): EndpointRow {
 }
 
 /** Endpoints that count towards the limit: every one not deleted, enabled or not. */
-export async function countLiveEndpoints(executor: Executor, shopId: string): Promise<number> {
+export async function countLiveEndpoints(executor: Executor, shopId: ShopId): Promise<number> {
   return countRows(executor.selectFrom('webhook_endpoints').where('shop_id', '=', shopId).where('deleted_at', 'is', null));
 }
 
@@ -93,7 +94,7 @@ export async function insertEndpoint(executor: Executor, endpoint: NewEndpoint):
   return toEndpointRow(row);
 }
 
-export async function listLiveEndpoints(executor: Executor, shopId: string): Promise<EndpointRow[]> {
+export async function listLiveEndpoints(executor: Executor, shopId: ShopId): Promise<EndpointRow[]> {
   const rows = await executor
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
@@ -222,7 +223,7 @@ type DeliveryColumns = {
 };
 
 /** Newest first; each with its attempts, oldest first. */
-export async function listDeliveries(executor: Executor, shopId: string, query: DeliveryQuery): Promise<DeliveryRecord[]> {
+export async function listDeliveries(executor: Executor, shopId: ShopId, query: DeliveryQuery): Promise<DeliveryRecord[]> {
   let select = deliveriesQuery(executor, shopId);
   if (query.eventId !== undefined) select = select.where('d.event_id', '=', query.eventId);
   if (query.endpointId !== undefined) select = select.where('d.endpoint_id', '=', query.endpointId);
@@ -235,7 +236,7 @@ export async function listDeliveries(executor: Executor, shopId: string, query: 
   return withAttempts(executor, rows);
 }
 
-export async function findDelivery(executor: Executor, shopId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+export async function findDelivery(executor: Executor, shopId: ShopId, deliveryId: string): Promise<DeliveryRecord | undefined> {
   const row = await deliveriesQuery(executor, shopId).where('d.id', '=', deliveryId).executeTakeFirst();
   if (row === undefined) return undefined;
   const [record] = await withAttempts(executor, [row]);
@@ -304,7 +305,7 @@ export interface EventRecord {
 }
 
 /** The shop's events, newest first, each with its deliveries counted by status. */
-export async function listEvents(executor: Executor, shopId: string, query: EventQuery): Promise<EventRecord[]> {
+export async function listEvents(executor: Executor, shopId: ShopId, query: EventQuery): Promise<EventRecord[]> {
   let select = executor
     .selectFrom('events as e')
     .select(['e.sequence', 'e.id', 'e.type', 'e.envelope', 'e.created_at'])

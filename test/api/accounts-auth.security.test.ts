@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/platform/database/schema.js';
+import { countRows } from '../support/database.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createApiKey, createMerchant, createOwnerWithShop, createSession, createShop, createUser } from '../support/factories.js';
 import { evmChainId, newWalletAccount, signInWithWallet } from '../support/wallet.js';
@@ -15,21 +15,13 @@ afterAll(async () => {
   await app.close();
 });
 
-async function countRows(table: keyof Database): Promise<number> {
-  const row = await app.context.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 function me(token: string, remoteAddress?: string) {
   return app.request({ method: 'GET', url: '/api/v1/me', headers: authed(token), ...(remoteAddress === undefined ? {} : { remoteAddress }) });
 }
 
 describe('SPEC "Authentication" 5: wallet sign-in is for agents only', () => {
   it('answers 403 wallet_sign_in_agents_only to a challenge request carrying Origin, storing nothing', async () => {
-    const before = await countRows('wallet_challenges');
+    const before = await countRows(app.context.db, 'wallet_challenges');
     const response = await app.request({
       method: 'POST',
       url: CHALLENGE,
@@ -38,7 +30,7 @@ describe('SPEC "Authentication" 5: wallet sign-in is for agents only', () => {
     });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual({ error: { code: 'wallet_sign_in_agents_only', message: 'wallet_sign_in_agents_only' } });
-    expect(await countRows('wallet_challenges')).toBe(before);
+    expect(await countRows(app.context.db, 'wallet_challenges')).toBe(before);
   });
 
   it('checks Origin before anything else: bad bodies, foreign content types, even an empty Origin', async () => {
@@ -61,13 +53,13 @@ describe('SPEC "Authentication" 5: wallet sign-in is for agents only', () => {
     const challenge = await app.request({ method: 'POST', url: CHALLENGE, payload: { address: account.address, chain_id: evmChainId(app) } });
     const { challenge_id, message } = challenge.json<{ challenge_id: string; message: string }>();
     const signature = await account.signMessage({ message });
-    const sessions = await countRows('sessions');
+    const sessions = await countRows(app.context.db, 'sessions');
 
     const refused = await app.request({ method: 'POST', url: VERIFY, headers: { origin: 'https://app.example' }, payload: { challenge_id, signature } });
     expect(refused.statusCode).toBe(403);
     expect(refused.json().error.code).toBe('wallet_sign_in_agents_only');
     expect(refused.headers['set-cookie']).toBeUndefined();
-    expect(await countRows('sessions')).toBe(sessions);
+    expect(await countRows(app.context.db, 'sessions')).toBe(sessions);
 
     const agent = await app.request({ method: 'POST', url: VERIFY, payload: { challenge_id, signature } });
     expect(agent.statusCode).toBe(200);
@@ -141,7 +133,7 @@ describe('SPEC "Authentication" 2 and "Errors" unauthorized: sessions', () => {
     });
     expect(onboarding.statusCode).toBe(403);
     expect(onboarding.json().error.code).toBe('account_disabled');
-    expect(await countRows('idempotency_records')).toBe(0);
+    expect(await countRows(app.context.db, 'idempotency_records')).toBe(0);
   });
 
   it('blocks a wallet user who is blocked after signing in', async () => {
@@ -236,7 +228,7 @@ describe('SPEC "Authentication" 3: shop API keys', () => {
 
   it('answers 403 forbidden to a key on a session-only endpoint (POST /onboarding), storing nothing', async () => {
     const { key } = await keyedShop();
-    const merchants = await countRows('merchants');
+    const merchants = await countRows(app.context.db, 'merchants');
     const response = await app.request({
       method: 'POST',
       url: '/api/v1/onboarding',
@@ -245,7 +237,7 @@ describe('SPEC "Authentication" 3: shop API keys', () => {
     });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual({ error: { code: 'forbidden', message: 'forbidden' } });
-    expect(await countRows('merchants')).toBe(merchants);
+    expect(await countRows(app.context.db, 'merchants')).toBe(merchants);
   });
 
   it('stamps last_used_at at most once a minute', async () => {

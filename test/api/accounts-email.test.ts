@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { countRows } from '../support/database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/crypto.js';
-import type { Database } from '../../src/platform/database/schema.js';
 import { logTransport } from '../../src/platform/mail/mail.js';
 import { SendMailJob } from '../../src/platform/mail/send-mail.job.js';
 import { authed, createTestApp, type TestApp } from '../support/app.js';
@@ -27,22 +27,14 @@ afterAll(async () => {
   await catcher.close();
 });
 
-async function countRows(table: keyof Database): Promise<number> {
-  const row = await app.context.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 /** Everything the ceremony may write, to prove that a refusal wrote nothing. */
 async function snapshot() {
   return {
-    challenges: await countRows('email_challenges'),
-    mail: await countRows('mail_outbox'),
-    users: await countRows('users'),
-    identities: await countRows('identities'),
-    sessions: await countRows('sessions'),
+    challenges: await countRows(app.context.db, 'email_challenges'),
+    mail: await countRows(app.context.db, 'mail_outbox'),
+    users: await countRows(app.context.db, 'users'),
+    identities: await countRows(app.context.db, 'identities'),
+    sessions: await countRows(app.context.db, 'sessions'),
     attempts: (await app.context.db.selectFrom('email_challenges').select('attempts').orderBy('id').execute()).map((row) => row.attempts),
   };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRows } from '../support/database.js';
 import { requireOnboarded } from '../../src/accounts/index.js';
 import { newId } from '../../src/platform/crypto.js';
-import type { Database } from '../../src/platform/database/schema.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createSession } from '../support/factories.js';
 import { newEmail, onboard, signInWithWallet } from '../support/wallet.js';
@@ -16,21 +16,13 @@ afterAll(async () => {
   await app.close();
 });
 
-async function countRows(table: keyof Database): Promise<number> {
-  const row = await app.context.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 /** Everything onboarding may write, to prove a refusal wrote nothing. */
 async function snapshot() {
   return {
-    merchants: await countRows('merchants'),
-    grants: await countRows('grants'),
-    identities: await countRows('identities'),
-    idempotency: await countRows('idempotency_records'),
+    merchants: await countRows(app.context.db, 'merchants'),
+    grants: await countRows(app.context.db, 'grants'),
+    identities: await countRows(app.context.db, 'identities'),
+    idempotency: await countRows(app.context.db, 'idempotency_records'),
     onboarded: Number(
       (
         await app.context.db
@@ -58,7 +50,7 @@ async function expectRefusal(token: string, payload: unknown, code: string) {
 describe('SPEC "Account" POST /onboarding: success', () => {
   it('creates the merchant and an owner grant, links the e-mail, answers 201 {completed: true} without a merchant id', async () => {
     const { token, userId } = await signInWithWallet(app);
-    const shops = await countRows('shops');
+    const shops = await countRows(app.context.db, 'shops');
     const response = await post(token, { name: '  Acme Widgets  ', email: 'Billing.Team@Example.COM' });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toEqual({ completed: true });
@@ -70,7 +62,7 @@ describe('SPEC "Account" POST /onboarding: success', () => {
       .where('grants.user_id', '=', userId)
       .execute();
     expect(grants).toEqual([{ name: 'Acme Widgets', role: 'owner', shop_id: null }]);
-    expect(await countRows('shops')).toBe(shops); // "not a shop"
+    expect(await countRows(app.context.db, 'shops')).toBe(shops); // "not a shop"
 
     const email = await app.context.db
       .selectFrom('identities')
@@ -127,10 +119,10 @@ describe('SPEC "Account" POST /onboarding: success', () => {
       .insertInto('identities')
       .values({ id: newId(), user_id: userId, provider: 'email', subject: 'kept@mailinator.com', label: 'kept@mailinator.com' })
       .execute();
-    const identities = await countRows('identities');
+    const identities = await countRows(app.context.db, 'identities');
     const response = await post(token, { name: 'Kept', email: 'KEPT@mailinator.com' });
     expect(response.statusCode).toBe(201);
-    expect(await countRows('identities')).toBe(identities);
+    expect(await countRows(app.context.db, 'identities')).toBe(identities);
   });
 
   it('makes one merchant of two concurrent onboardings under different keys', async () => {

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
+import { countRows } from '../support/database.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { DEFAULT_CATALOGUE_FILE } from '../../src/catalogue/index.js';
-import type { Database } from '../../src/platform/database/schema.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { evmChainId, newWalletAccount, signInWithWallet } from '../support/wallet.js';
 
@@ -21,14 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
 });
-
-async function countRows(table: keyof Database): Promise<number> {
-  const row = await app.context.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
 
 async function challengeFor(address: string, chainId = evmChainId(app)) {
   const response = await app.request({ method: 'POST', url: CHALLENGE, payload: { address, chain_id: chainId } });
@@ -85,11 +77,11 @@ describe('SPEC "Sign-in" POST /auth/wallet/challenge', () => {
     ['a number', 12345],
     ['null', null],
   ])('refuses an address that is %s: 400 invalid_address, nothing stored', async (_label, address) => {
-    const before = await countRows('wallet_challenges');
+    const before = await countRows(app.context.db, 'wallet_challenges');
     const response = await app.request({ method: 'POST', url: CHALLENGE, payload: { address, chain_id: evmChainId(app) } });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ error: { code: 'invalid_address', message: 'invalid_address' } });
-    expect(await countRows('wallet_challenges')).toBe(before);
+    expect(await countRows(app.context.db, 'wallet_challenges')).toBe(before);
   });
 
   it('refuses a missing address with invalid_address', async () => {
@@ -106,7 +98,7 @@ describe('SPEC "Sign-in" POST /auth/wallet/challenge', () => {
     ['a fraction', 1.5],
     ['null', null],
   ])('refuses a chain_id that is %s: 400 unsupported_network, nothing stored', async (_label, chainId) => {
-    const before = await countRows('wallet_challenges');
+    const before = await countRows(app.context.db, 'wallet_challenges');
     const response = await app.request({
       method: 'POST',
       url: CHALLENGE,
@@ -114,7 +106,7 @@ describe('SPEC "Sign-in" POST /auth/wallet/challenge', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ error: { code: 'unsupported_network', message: 'unsupported_network' } });
-    expect(await countRows('wallet_challenges')).toBe(before);
+    expect(await countRows(app.context.db, 'wallet_challenges')).toBe(before);
   });
 
   it('refuses a missing chain_id with unsupported_network', async () => {
@@ -178,7 +170,7 @@ describe('SPEC "Sign-in" challenge on a disabled EVM network', () => {
 describe('SPEC "Sign-in" POST /auth/wallet/verify', () => {
   it('opens a session for a correct EIP-191 signature: 200 {token, expires_at, user}, no cookie', async () => {
     const account = newWalletAccount();
-    const usersBefore = await countRows('users');
+    const usersBefore = await countRows(app.context.db, 'users');
     const { challenge_id, message } = await challengeFor(account.address);
     const signature = await account.signMessage({ message });
     const response = await verify({ challenge_id, signature });
@@ -197,7 +189,7 @@ describe('SPEC "Sign-in" POST /auth/wallet/verify', () => {
       mfa_at: null,
     });
 
-    expect(await countRows('users')).toBe(usersBefore + 1);
+    expect(await countRows(app.context.db, 'users')).toBe(usersBefore + 1);
     const identity = await app.context.db
       .selectFrom('identities')
       .selectAll()
@@ -220,11 +212,11 @@ describe('SPEC "Sign-in" POST /auth/wallet/verify', () => {
   it('lands a second sign-in of the same wallet in the same account', async () => {
     const account = newWalletAccount();
     const first = await signInWithWallet(app, account);
-    const users = await countRows('users');
+    const users = await countRows(app.context.db, 'users');
     const second = await signInWithWallet(app, account);
     expect(second.userId).toBe(first.userId);
     expect(second.token).not.toBe(first.token);
-    expect(await countRows('users')).toBe(users);
+    expect(await countRows(app.context.db, 'users')).toBe(users);
   });
 
   it('needs no Idempotency-Key (SPEC "Authentication" 7: sign-in challenges do not use it)', async () => {
@@ -237,11 +229,11 @@ describe('SPEC "Sign-in" POST /auth/wallet/verify', () => {
     const { challenge_id, message } = await challengeFor(account.address);
     const signature = await account.signMessage({ message });
     expect((await verify({ challenge_id, signature })).statusCode).toBe(200);
-    const sessions = await countRows('sessions');
+    const sessions = await countRows(app.context.db, 'sessions');
     const again = await verify({ challenge_id, signature });
     expect(again.statusCode).toBe(401);
     expect(again.json()).toEqual({ error: { code: 'unauthorized', message: 'unauthorized' } });
-    expect(await countRows('sessions')).toBe(sessions);
+    expect(await countRows(app.context.db, 'sessions')).toBe(sessions);
   });
 
   it('refuses an expired challenge (after 5 minutes) with 401, and accepts it just before', async () => {
@@ -252,27 +244,27 @@ describe('SPEC "Sign-in" POST /auth/wallet/verify', () => {
     const ok = await verify({ challenge_id: inTime.challenge_id, signature: await account.signMessage({ message: inTime.message }) });
     expect(ok.statusCode).toBe(200);
     app.clock.advance(1);
-    const users = await countRows('users');
-    const sessions = await countRows('sessions');
+    const users = await countRows(app.context.db, 'users');
+    const sessions = await countRows(app.context.db, 'sessions');
     const expired = await verify({ challenge_id: late.challenge_id, signature: await account.signMessage({ message: late.message }) });
     expect(expired.statusCode).toBe(401);
     expect(expired.json().error.code).toBe('unauthorized');
-    expect(await countRows('users')).toBe(users);
-    expect(await countRows('sessions')).toBe(sessions);
+    expect(await countRows(app.context.db, 'users')).toBe(users);
+    expect(await countRows(app.context.db, 'sessions')).toBe(sessions);
   });
 
   it('refuses a signature by another wallet with 401 and leaves the challenge usable by its owner', async () => {
     const account = newWalletAccount();
     const intruder = newWalletAccount();
     const { challenge_id, message } = await challengeFor(account.address);
-    const users = await countRows('users');
-    const sessions = await countRows('sessions');
+    const users = await countRows(app.context.db, 'users');
+    const sessions = await countRows(app.context.db, 'sessions');
 
     const forged = await verify({ challenge_id, signature: await intruder.signMessage({ message }) });
     expect(forged.statusCode).toBe(401);
     expect(forged.json().error.code).toBe('unauthorized');
-    expect(await countRows('users')).toBe(users);
-    expect(await countRows('sessions')).toBe(sessions);
+    expect(await countRows(app.context.db, 'users')).toBe(users);
+    expect(await countRows(app.context.db, 'sessions')).toBe(sessions);
 
     const genuine = await verify({ challenge_id, signature: await account.signMessage({ message }) });
     expect(genuine.statusCode).toBe(200);
@@ -293,11 +285,11 @@ describe('SPEC "Sign-in" POST /auth/wallet/verify', () => {
     ['a challenge id of the wrong type', () => ({ challenge_id: 42, signature: `0x${'11'.repeat(65)}` })],
     ['no challenge id', () => ({ signature: `0x${'11'.repeat(65)}` })],
   ])('refuses %s with 401 unauthorized', async (_label, payload) => {
-    const sessions = await countRows('sessions');
+    const sessions = await countRows(app.context.db, 'sessions');
     const response = await verify(payload());
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual({ error: { code: 'unauthorized', message: 'unauthorized' } });
-    expect(await countRows('sessions')).toBe(sessions);
+    expect(await countRows(app.context.db, 'sessions')).toBe(sessions);
   });
 
   it.each([
@@ -323,10 +315,10 @@ describe('SPEC "Sign-in" POST /auth/wallet/verify', () => {
     const account = newWalletAccount();
     const { challenge_id, message } = await challengeFor(account.address);
     const signature = await account.signMessage({ message });
-    const sessions = await countRows('sessions');
+    const sessions = await countRows(app.context.db, 'sessions');
     const answers = await Promise.all([verify({ challenge_id, signature }), verify({ challenge_id, signature })]);
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 401]);
-    expect(await countRows('sessions')).toBe(sessions + 1);
+    expect(await countRows(app.context.db, 'sessions')).toBe(sessions + 1);
   });
 
   it('makes one account of concurrent first sign-ins of one wallet', async () => {

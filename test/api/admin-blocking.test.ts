@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asId, type MerchantId, type ShopId } from '../../src/platform/ids.js';
 import { createIssuance } from '../../src/issuances/create-issuance.js';
 import { InvoiceLimitGate } from '../../src/limits/enforce-limits.js';
 import { newId } from '../../src/platform/crypto.js';
@@ -141,7 +142,7 @@ describe('blocking while a creation is in flight', () => {
         createIssuance(
           trx,
           { now: app.clock.now(), catalogue: app.context.catalogue, adapters: app.context.chains, payUrl: 'http://ivory.test/pay', invoiceLimitGate: new InvoiceLimitGate('shared') },
-          { shopId: shop.id, merchantId: owner.merchant.id, shop, kind, body },
+          { shopId: asId<ShopId>(shop.id), merchantId: asId<MerchantId>(owner.merchant.id), shop, kind, body },
         ),
       ).catch((error: unknown) => error);
       expect(outcome).toBeInstanceOf(IvoryError);

@@ -18,13 +18,7 @@ export async function member(db: Executor, merchantId: string, role: Role, shopI
   return { userId: user.id, token: session.token };
 }
 
-export async function countRows(db: Executor, table: 'shops' | 'api_keys' | 'idempotency_records' | 'grants'): Promise<number> {
-  const row = await db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
+export { countRows } from '../support/database.js';
 
 export function sessionPrincipal(userId: string): SessionPrincipal {
   return { kind: 'session', sessionId: newId(), userId, csrfToken: 'x', expiresAt: new Date(Date.now() + 3_600_000), mfaAt: null };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { EventType } from '../../src/events/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
@@ -13,13 +13,12 @@ import { freshDatabase } from '../support/database.js';
 import { createOwnerWithShop } from '../support/factories.js';
 import {
   deliveriesOf,
-  deliveryJob,
   drainJob,
   emitEvent,
   header,
   nextDue,
   registerEndpoint,
-  startReceiver,
+  useWebhookTestApp,
   waitFor,
   type Receiver,
 } from './webhooks-helpers.js';
@@ -30,31 +29,7 @@ import {
 // endpoints disabled after failing for days, no head-of-line blocking).
 
 let app: TestApp;
-const receivers: Receiver[] = [];
-const jobs: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-});
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
-  for (const job of jobs.splice(0)) await job.close();
-});
-afterAll(async () => {
-  await app.close();
-});
-
-async function receiver(answer?: Receiver['answer']): Promise<Receiver> {
-  const started = await startReceiver(answer);
-  receivers.push(started);
-  return started;
-}
-
-function job(options: Parameters<typeof deliveryJob>[1] = {}) {
-  const created = deliveryJob(app, options);
-  jobs.push(created);
-  return created;
-}
+const { receiver, job } = useWebhookTestApp((started) => (app = started));
 
 async function shopWithEndpoint(url: string, filters: string[] = ['transfer', 'invoice', 'payout']) {
   const owner = await createOwnerWithShop(app.context.db);
@@ -475,14 +450,12 @@ describe('SSRF at connect time: a name that resolves to a private address is ref
   it('records an ESSRF attempt and sends nothing', async () => {
     const strict = await createTestApp();
     try {
-      const hook = await startReceiver();
-      receivers.push(hook);
+      const hook = await receiver();
       const owner = await createOwnerWithShop(strict.context.db);
       // Public-looking at registration; the resolver then answers 127.0.0.1 (DNS rebinding).
       const port = new URL(hook.url).port;
       await registerEndpoint(strict, owner.key.token, owner.shop.id, `https://rebind.example.com:${port}/hook`, ['transfer']);
-      const worker = deliveryJob(strict, { lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
-      jobs.push(worker);
+      const worker = job({ lookup: async () => [{ address: '127.0.0.1', family: 4 }] }, strict);
       await emitEvent(strict, owner.shop.id, 'transfer.confirmed');
       await drainJob(worker);
       expect(hook.received).toHaveLength(0);

@@ -386,7 +386,7 @@ describe('endpoint management: update, delete, rotate', () => {
     const row = await app.context.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
     expect(app.context.secrets.open(row.secret_sealed)).toBe(body.secret);
     expect(app.context.secrets.open(row.previous_secret_sealed ?? '')).toBe(endpoint.secret);
-    expect(await countRows(app, 'idempotency_records')).toBeGreaterThan(0);
+    expect(await countRows(app.context.db, 'idempotency_records')).toBeGreaterThan(0);
     const records = await app.context.db.selectFrom('idempotency_records').select('response_body').execute();
     expect(JSON.stringify(records)).not.toContain(body.secret.slice(6));
   });

@@ -1,75 +1,14 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { appendEvent, type EventType } from '../../src/events/index.js';
 import type { IvoryApp } from '../../src/app.js';
 import { inTransaction } from '../../src/platform/database/database.js';
-import type { Database } from '../../src/platform/database/schema.js';
 import { DeliverWebhooksJob, deliverWebhooksDeps, type DeliverWebhooksOptions } from '../../src/webhook-delivery/index.js';
 import type { HostLookup } from '../../src/platform/http-client/ssrf.js';
-import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 
-/** What a loopback receiver got: the raw bytes exactly as they arrived. */
-export interface Received {
-  readonly headers: IncomingMessage['headers'];
-  readonly body: Buffer;
-  readonly at: number;
-}
-
-/**
- * How the receiver answers one request: a status (and headers), `hang` (never
- * answers; the sender must time out) or `reset` (drops the connection, as a
- * receiver that is down).
- */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
-
-export interface Receiver {
-  readonly url: string;
-  readonly received: Received[];
-  /** Requests that got an answer (or a reset); hung ones stay out until the sender gives up. */
-  completed: number;
-  answer: (request: Received, index: number) => Answer;
-  close(): Promise<void>;
-}
-
-/** A real HTTP server on 127.0.0.1 (SPEC tests use real receivers, not mocks). */
-export async function startReceiver(answer: Receiver['answer'] = () => ({ status: 200 })): Promise<Receiver> {
-  const receiver: Receiver = {
-    url: '',
-    received: [],
-    completed: 0,
-    answer,
-    close: async () => {},
-  };
-  const server = createServer((incoming, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const request: Received = { headers: incoming.headers, body: Buffer.concat(chunks), at: Date.now() };
-      const index = receiver.received.push(request) - 1;
-      const reply = receiver.answer(request, index);
-      if (reply === 'hang') {
-        response.on('close', () => (receiver.completed += 1));
-        return;
-      }
-      receiver.completed += 1;
-      if (reply === 'reset') {
-        incoming.socket.destroy();
-        return;
-      }
-      response.writeHead(reply.status, reply.headers ?? {});
-      response.end(reply.body ?? 'ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(receiver, {
-    url: `http://127.0.0.1:${port}/hook`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  });
-}
+import type { Received } from '../support/webhook-receiver.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+export { startReceiver, type Answer, type Received, type Receiver } from '../support/webhook-receiver.js';
 
 /** Writes one business event the way domain code does: appendEvent inside a transaction. */
 export async function emitEvent(
@@ -138,13 +77,7 @@ export async function nextDue(app: IvoryApp, shopId: string): Promise<Date | und
   return row?.due === null || row?.due === undefined ? undefined : new Date(row.due as Date | string);
 }
 
-export async function countRows(app: IvoryApp, table: keyof Database): Promise<number> {
-  const row = await app.context.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
+export { countRows } from '../support/database.js';
 
 export async function deliveriesOf(app: IvoryApp, eventId: string) {
   return app.context.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).execute();
@@ -163,4 +96,40 @@ export function header(received: Received, name: string): string {
   const value = received.headers[name.toLowerCase()];
   if (typeof value !== 'string') throw new Error(`header ${name} missing`);
   return value;
+}
+
+/**
+ * The set-up of a webhook test file: one app that may deliver to loopback
+ * receivers, closed after the file; receivers and delivery jobs started
+ * through it are closed after each test. `onStart` gets the app once built.
+ */
+export function useWebhookTestApp(onStart: (app: TestApp) => void) {
+  let app: TestApp | undefined;
+  const receivers: Receiver[] = [];
+  const jobs: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    onStart(app);
+  });
+  afterEach(async () => {
+    for (const started of receivers.splice(0)) await started.close();
+    for (const created of jobs.splice(0)) await created.close();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return {
+    async receiver(answer?: Receiver['answer']): Promise<Receiver> {
+      const started = await startReceiver(answer);
+      receivers.push(started);
+      return started;
+    },
+    /** A delivery job on the file's app, or on `target` (a test's own app). */
+    job(options: Parameters<typeof deliveryJob>[1] = {}, target: IvoryApp | undefined = app) {
+      if (target === undefined) throw new Error('useWebhookTestApp: no app before beforeAll');
+      const created = deliveryJob(target, options);
+      jobs.push(created);
+      return created;
+    },
+  };
 }

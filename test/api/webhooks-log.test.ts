@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { authed, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
 import {
   countRows,
   deliveriesOf,
-  deliveryJob,
   drainJob,
   emitEvent,
   header,
   nextDue,
   registerEndpoint,
-  startReceiver,
-  type Receiver,
+  useWebhookTestApp,
 } from './webhooks-helpers.js';
 
 // SPEC "Webhooks": GET /shops/{shop_id}/deliveries (shop access) and
@@ -21,31 +19,7 @@ import {
 // recovery.
 
 let app: TestApp;
-const receivers: Receiver[] = [];
-const jobs: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-});
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
-  for (const job of jobs.splice(0)) await job.close();
-});
-afterAll(async () => {
-  await app.close();
-});
-
-async function receiver(answer?: Receiver['answer']): Promise<Receiver> {
-  const started = await startReceiver(answer);
-  receivers.push(started);
-  return started;
-}
-
-function job(options: Parameters<typeof deliveryJob>[1] = {}) {
-  const created = deliveryJob(app, options);
-  jobs.push(created);
-  return created;
-}
+const { receiver, job } = useWebhookTestApp((started) => (app = started));
 
 function get(token: string, url: string) {
   return app.request({ method: 'GET', url: `/api/v1${url}`, headers: authed(token) });
@@ -162,7 +136,7 @@ describe('SPEC "Webhooks": POST /shops/{shop_id}/deliveries/{id}/replay', () => 
     const event = await emitEvent(app, owner.shop.id, 'payout.confirmed', { payout_id: randomUUID() }, randomUUID());
     await drainJob(job());
     const [delivery] = await deliveriesOf(app, event.id);
-    const eventsBefore = await countRows(app, 'events');
+    const eventsBefore = await countRows(app.context.db, 'events');
 
     const replay = await post(owner.key.token, `/shops/${owner.shop.id}/deliveries/${delivery?.id}/replay`);
     expect(replay.statusCode).toBe(202);
@@ -179,7 +153,7 @@ describe('SPEC "Webhooks": POST /shops/{shop_id}/deliveries/{id}/replay', () => 
     expect(header(resent, 'Ivory-Event-ID')).toBe(event.id);
     expect(header(resent, 'webhook-id')).toBe(event.id);
     expect(header(resent, 'Ivory-Attempt-ID')).not.toBe(header(original, 'Ivory-Attempt-ID'));
-    expect(await countRows(app, 'events')).toBe(eventsBefore);
+    expect(await countRows(app.context.db, 'events')).toBe(eventsBefore);
     expect((await deliveriesOf(app, event.id))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
 

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openEmbedded, openPostgres, type DatabaseHandle } from '../../src/platform/database/database.js';
+import { openEmbedded, openPostgres, type DatabaseHandle, type Executor } from '../../src/platform/database/database.js';
+import type { Database } from '../../src/platform/database/schema.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import { withDatabase } from '../global-setup.js';
 
@@ -43,3 +44,12 @@ export async function freshDatabase(): Promise<DatabaseHandle> {
 }
 
 export const usingPostgres = (): boolean => inject('postgresTemplate') !== null;
+
+/** How many rows a table holds now (to show that a refused request stored nothing). */
+export async function countRows(db: Executor, table: keyof Database): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -16,6 +16,12 @@ export type NullableTimestamp = ColumnType<Date | null, Date | string | null | u
 export type Json<T> = ColumnType<T, string, string>;
 /** numeric(78,0) and int8: read as a decimal string, written as string. */
 export type Numeric = ColumnType<string, string | bigint, string | bigint>;
+/** A `numeric(78,0)` that may be null (an amount that does not apply). */
+export type NullableNumeric = ColumnType<string | null, string | bigint | null, string | bigint | null>;
+/** A `numeric(78,0)` with a default of 0 at insert (a running balance). */
+export type Balance = ColumnType<string, string | bigint | undefined, string | bigint>;
+/** A timestamp set at insert by default and moved on update. */
+export type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface UsersTable {
   id: string;
@@ -152,7 +158,7 @@ export interface ShopsTable {
   branding_logo_asset_id: string | null;
   archived_at: NullableTimestamp;
   created_at: CreatedAt;
-  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
 }
 
 export type Scope = 'read' | 'write';
@@ -168,7 +174,7 @@ export interface ApiKeysTable {
   allowed_ips: Json<string[]>;
   enabled: Generated<boolean>;
   created_at: CreatedAt;
-  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
   revoked_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
 }
@@ -223,7 +229,7 @@ export interface WebhookEndpointsTable {
   disabled_at: NullableTimestamp;
   failing_since: NullableTimestamp;
   created_at: CreatedAt;
-  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
   deleted_at: NullableTimestamp;
 }
 
@@ -297,16 +303,14 @@ export type PayoutStatus =
   | 'cancelled'
   | 'reverted';
 
-export interface IssuanceGroupsTable {
+/** The columns an issuance and a group share, with the same meaning (SPEC "Checkout", "Checkout group"). */
+interface IssuanceCommonColumns {
   id: string;
   public_id: string;
   shop_id: string;
   merchant_id: string;
   kind: IssuanceKind;
   sandbox: boolean;
-  /** Decimal token amount string; null for deposit groups. */
-  amount: string | null;
-  paid_issuance_id: string | null;
   external_id: string | null;
   description: string | null;
   return_url: string | null;
@@ -317,23 +321,23 @@ export interface IssuanceGroupsTable {
   created_at: Timestamp;
 }
 
-export interface IssuancesTable {
-  id: string;
-  public_id: string;
-  shop_id: string;
-  merchant_id: string;
+export interface IssuanceGroupsTable extends IssuanceCommonColumns {
+  /** Decimal token amount string; null for deposit groups. */
+  amount: string | null;
+  paid_issuance_id: string | null;
+}
+
+export interface IssuancesTable extends IssuanceCommonColumns {
   group_id: string | null;
   group_position: number | null;
-  kind: IssuanceKind;
-  sandbox: boolean;
   chain_id: number;
   family: 'evm' | 'tron' | 'solana';
   token: string;
   token_decimals: number;
-  amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
-  received: ColumnType<string, string | bigint | undefined, string | bigint>;
-  credited: ColumnType<string, string | bigint | undefined, string | bigint>;
-  unswept: ColumnType<string, string | bigint | undefined, string | bigint>;
+  amount: NullableNumeric;
+  received: Balance;
+  credited: Balance;
+  unswept: Balance;
   status: IssuanceStatus;
   address: string | null;
   allocation_attempts: Generated<number>;
@@ -344,27 +348,23 @@ export interface IssuancesTable {
   fee_bps: number;
   fee_minimum: Numeric;
   fee_maximum: Numeric;
-  sweep_threshold: ColumnType<string | null, string | bigint | null, string | bigint | null>;
-  external_id: string | null;
-  description: string | null;
-  return_url: string | null;
-  expires_at: NullableTimestamp;
-  cancelled_at: NullableTimestamp;
-  cancel_reason: CancelReason | null;
-  disabled_at: NullableTimestamp;
+  sweep_threshold: NullableNumeric;
   funded_at: NullableTimestamp;
   settled_at: NullableTimestamp;
-  created_at: Timestamp;
   updated_at: Timestamp;
 }
 
-export interface TransfersTable {
-  id: string;
+/** What a row of the ledger (a transfer, a payout) carries of its issuance: whose it is and where it is paid. */
+export interface IssuanceEntryColumns {
   issuance_id: string;
   shop_id: string;
   sandbox: boolean;
   chain_id: number;
   token: string;
+}
+
+export interface TransfersTable extends IssuanceEntryColumns {
+  id: string;
   tx_hash: string;
   log_index: number;
   from_address: string | null;
@@ -380,13 +380,8 @@ export interface TransfersTable {
   created_at: Timestamp;
 }
 
-export interface PayoutsTable {
+export interface PayoutsTable extends IssuanceEntryColumns {
   id: string;
-  issuance_id: string;
-  shop_id: string;
-  sandbox: boolean;
-  chain_id: number;
-  token: string;
   token_decimals: number;
   status: PayoutStatus;
   attempts: Generated<number>;
