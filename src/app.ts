@@ -13,7 +13,7 @@ import { fanOutEvent } from './webhook-delivery/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
-import { openEmbedded, openPostgres, type DatabaseHandle } from './platform/database/database.js';
+import { openConfiguredDatabase, type DatabaseHandle } from './platform/database/database.js';
 import { migrate } from './platform/database/migrate.js';
 import type { AppContext } from './app-context.js';
 import { startJobs, type Job, type JobRunner } from './platform/jobs.js';
@@ -56,7 +56,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const catalogue = options.catalogue ?? loadCatalogue(config.networksFile);
-  const database = options.database ?? (await openDatabase(config));
+  const database = options.database ?? (await openConfiguredDatabase(config));
   await migrate(database.db);
   // Module reactions wired here, so that no module imports one that builds on it (ARCHITECTURE "Boundaries").
   connectPayoutLedger(payoutLedger);
@@ -141,10 +141,6 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
 
 function limits(config: Config) {
   return { perMinute: config.rateLimitPerMinute, writesPerMinute: config.rateLimitWritesPerMinute };
-}
-
-async function openDatabase(config: Config): Promise<DatabaseHandle> {
-  return config.databaseUrl === undefined ? openEmbedded(config.dataDir) : openPostgres(config.databaseUrl);
 }
 
 /**

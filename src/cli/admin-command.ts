@@ -5,7 +5,7 @@ import { connectPayoutLedger } from '../issuances/index.js';
 import { payoutLedger } from '../payouts/index.js';
 import { systemClock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
-import { openEmbedded, openPostgres, type DatabaseHandle } from '../platform/database/database.js';
+import { openConfiguredDatabase, type DatabaseHandle } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { IvoryError } from '../platform/errors.js';
 import { fanOutEvent } from '../webhook-delivery/index.js';
@@ -57,7 +57,7 @@ export async function adminCommand(config: Config, args: readonly string[]): Pro
     return 2;
   }
 
-  const database = await openStorage(config);
+  const database = await openConfiguredDatabase(config);
   try {
     await migrate(database.db);
     // What buildApp connects (app.ts): blocking appends invoice.cancelled events, which fan out to webhooks.
@@ -113,8 +113,4 @@ function describe(error: IvoryError, merchantId: string): string {
     default:
       return error.code;
   }
-}
-
-async function openStorage(config: Config): Promise<DatabaseHandle> {
-  return config.databaseUrl === undefined ? openEmbedded(config.dataDir) : openPostgres(config.databaseUrl);
 }

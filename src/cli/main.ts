@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { buildApp } from '../app.js';
-import { ConfigError, loadConfig, type Config } from '../platform/config.js';
-import { openEmbedded, openPostgres } from '../platform/database/database.js';
+import type { Config } from '../platform/config.js';
+import { openConfiguredDatabase } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { adminCommand } from './admin-command.js';
 import { contractsCommand } from './contracts-command.js';
+import { loadCliConfig } from './load-cli-config.js';
 import { relayerCommand } from './relayer-command.js';
 
 const USAGE = `usage: ivory <command>
@@ -23,16 +24,8 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   // Needs no configuration: it talks to a chain, not to Ivory's storage.
   if (command === 'contracts') return contractsCommand(rest);
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
+  const config = loadCliConfig();
+  if (config === undefined) return 2;
   switch (command) {
     case 'serve':
       return serve(config, roleOf(rest));
@@ -85,7 +78,7 @@ async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<nu
 }
 
 async function runMigrations(config: Config): Promise<number> {
-  const database = config.databaseUrl === undefined ? await openEmbedded(config.dataDir) : await openPostgres(config.databaseUrl);
+  const database = await openConfiguredDatabase(config);
   try {
     const applied = await migrate(database.db);
     console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);

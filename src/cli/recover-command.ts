@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { recoverForwarder, RecoverRefused } from '../chains/index.js';
-import { ConfigError, loadConfig } from '../platform/config.js';
-import { openEmbedded, openPostgres } from '../platform/database/database.js';
+import { openConfiguredDatabase } from '../platform/database/database.js';
 import { isUuid } from '../platform/ids.js';
+import { loadCliConfig } from './load-cli-config.js';
 
 export const RECOVER_USAGE = `usage: ivory contracts recover --issuance ID --asset TOKEN|native --rpc-url URL < key.txt
 
@@ -52,17 +52,9 @@ export async function recoverCommand(args: readonly string[]): Promise<number> {
     console.error('ivory contracts recover: standard input must hold a private key: 0x followed by 64 hex digits');
     return 2;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
-  const database = config.databaseUrl === undefined ? await openEmbedded(config.dataDir) : await openPostgres(config.databaseUrl);
+  const config = loadCliConfig();
+  if (config === undefined) return 2;
+  const database = await openConfiguredDatabase(config);
   try {
     const outcome = await recoverForwarder(database.db, { issuanceId: issuance, asset, privateKey: privateKey as `0x${string}`, rpcUrl });
     console.log(

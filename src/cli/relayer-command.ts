@@ -4,7 +4,7 @@ import { importRelayerKey } from '../chains/index.js';
 import { systemClock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import { SecretBox } from '../platform/crypto.js';
-import { openEmbedded, openPostgres } from '../platform/database/database.js';
+import { openConfiguredDatabase } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { secretKey } from '../app.js';
 
@@ -50,7 +50,7 @@ export async function relayerCommand(config: Config, args: readonly string[]): P
     console.error('ivory relayer import: standard input must hold a private key: 0x followed by 64 hex digits');
     return 2;
   }
-  const database = config.databaseUrl === undefined ? await openEmbedded(config.dataDir) : await openPostgres(config.databaseUrl);
+  const database = await openConfiguredDatabase(config);
   try {
     await migrate(database.db);
     const secrets = new SecretBox(secretKey(config));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
+import type { Config } from '../config.js';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
 import { isRetryableTransactionError } from './retry.js';
@@ -35,6 +36,11 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+/** The storage the configuration names: PostgreSQL at `DATABASE_URL`, else embedded under `DATA_DIR`. */
+export async function openConfiguredDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<DatabaseHandle> {
+  return config.databaseUrl === undefined ? openEmbedded(config.dataDir) : openPostgres(config.databaseUrl);
 }
 
 /**
