@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { recoverForwarder, RecoverRefused } from '../chains/index.js';
 import { openConfiguredDatabase } from '../platform/database/database.js';
 import { isUuid } from '../platform/ids.js';
 import { loadCliConfig } from './load-cli-config.js';
+import { readPrivateKey } from './read-private-key.js';
 
 export const RECOVER_USAGE = `usage: ivory contracts recover --issuance ID --asset TOKEN|native --rpc-url URL < key.txt
 
@@ -46,17 +46,13 @@ export async function recoverCommand(args: readonly string[]): Promise<number> {
     console.error(`ivory contracts recover: ${problem ?? 'missing arguments'}`);
     return 2;
   }
-  const key = readFileSync(0, 'utf8').trim();
-  const privateKey = key.startsWith('0x') ? key : `0x${key}`;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
-    console.error('ivory contracts recover: standard input must hold a private key: 0x followed by 64 hex digits');
-    return 2;
-  }
+  const privateKey = readPrivateKey('ivory contracts recover');
+  if (privateKey === undefined) return 2;
   const config = loadCliConfig();
   if (config === undefined) return 2;
   const database = await openConfiguredDatabase(config);
   try {
-    const outcome = await recoverForwarder(database.db, { issuanceId: issuance, asset, privateKey: privateKey as `0x${string}`, rpcUrl });
+    const outcome = await recoverForwarder(database.db, { issuanceId: issuance, asset, privateKey, rpcUrl });
     console.log(
       JSON.stringify({
         tx_hash: outcome.txHash,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { importRelayerKey } from '../chains/index.js';
 import { systemClock } from '../platform/clock.js';
@@ -7,6 +6,7 @@ import { SecretBox } from '../platform/crypto.js';
 import { openConfiguredDatabase } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { secretKey } from '../app.js';
+import { readPrivateKey } from './read-private-key.js';
 
 export const RELAYER_USAGE = `usage: ivory relayer import --chain-id ID < key.txt
 
@@ -44,12 +44,8 @@ export async function relayerCommand(config: Config, args: readonly string[]): P
     console.error('ivory relayer import: --chain-id must be a positive integer');
     return 2;
   }
-  const key = readFileSync(0, 'utf8').trim();
-  const privateKey = key.startsWith('0x') ? key : `0x${key}`;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
-    console.error('ivory relayer import: standard input must hold a private key: 0x followed by 64 hex digits');
-    return 2;
-  }
+  const privateKey = readPrivateKey('ivory relayer import');
+  if (privateKey === undefined) return 2;
   const database = await openConfiguredDatabase(config);
   try {
     await migrate(database.db);
