@@ -18,8 +18,9 @@ export type IssuancePatch = Updateable<IssuancesTable>;
 export type GroupPatch = Updateable<IssuanceGroupsTable>;
 
 /** The fields an issuance and a group share (`IssuanceCommon`), from the columns they share. */
-function toIssuanceCommon(row: IssuanceRow | GroupRow) {
+function toIssuanceCommon<IdType extends IssuanceId | GroupId>(row: IssuanceRow | GroupRow) {
   return {
+    id: asId<IdType>(row.id),
     publicId: row.public_id,
     shopId: asId<ShopId>(row.shop_id),
     merchantId: asId<MerchantId>(row.merchant_id),
@@ -38,8 +39,7 @@ function toIssuanceCommon(row: IssuanceRow | GroupRow) {
 
 export function toIssuance(row: IssuanceRow): Issuance {
   return {
-    ...toIssuanceCommon(row),
-    id: asId(row.id),
+    ...toIssuanceCommon<IssuanceId>(row),
     groupId: asNullableId(row.group_id),
     groupPosition: row.group_position,
     chainId: row.chain_id,
@@ -64,8 +64,7 @@ export function toIssuance(row: IssuanceRow): Issuance {
 
 export function toGroup(row: GroupRow): IssuanceGroup {
   return {
-    ...toIssuanceCommon(row),
-    id: asId(row.id),
+    ...toIssuanceCommon<GroupId>(row),
     amount: row.amount,
     paidIssuanceId: asNullableId(row.paid_issuance_id),
   };
