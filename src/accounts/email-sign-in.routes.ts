@@ -4,7 +4,7 @@ import { IvoryError } from '../platform/errors.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { originAllowed, setSessionCookie } from '../platform/http/session-cookie.js';
-import { SessionUserSchema } from './session-user.schema.js';
+import { SessionAnswerSchema } from './session-user.schema.js';
 import { startEmailSignIn } from './start-email-sign-in.js';
 import { verifyEmailSignIn } from './verify-email-sign-in.js';
 
@@ -25,13 +25,6 @@ const VerifyBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const SessionAnswer = Type.Object({
-  token: Type.String(),
-  expires_at: Type.String({ format: 'date-time' }),
-  csrf: Type.String(),
-  user: SessionUserSchema,
-});
 
 /** SPEC "Sign-in": the e-mail code ceremony. No Idempotency-Key (SPEC "Authentication" 7: sign-in challenges). */
 export async function emailSignInRoutes(api: IvoryServer, context: AppContext): Promise<void> {
@@ -56,7 +49,7 @@ export async function emailSignInRoutes(api: IvoryServer, context: AppContext): 
   api.post(
     '/auth/email/verify',
     {
-      schema: { body: VerifyBody, response: { 200: SessionAnswer } },
+      schema: { body: VerifyBody, response: { 200: SessionAnswerSchema } },
       // Every bad proof, a missing or mistyped field included, is SPEC's 401 (as wallet verify).
       config: { auth: PUBLIC, fieldErrors: { challenge_id: 'unauthorized', code: 'unauthorized' } },
     },

@@ -9,4 +9,4 @@ export { isDisposableDomain, parseEmailAddress, type EmailAddress } from './emai
 export { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 export { startSession } from './start-session.js';
 export { sessionUserView, type SessionUserView } from './session.js';
-export { SessionUserSchema } from './session-user.schema.js';
+export { SessionAnswerSchema, SessionUserSchema } from './session-user.schema.js';

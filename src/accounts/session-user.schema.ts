@@ -7,3 +7,11 @@ export const SessionUserSchema = Type.Object({
   mfa_required: Type.Boolean(),
   mfa_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 }, { additionalProperties: true });
+
+/** SPEC's session answer of a completed sign-in (the token, its expiry, the CSRF token and the user). */
+export const SessionAnswerSchema = Type.Object({
+  token: Type.String(),
+  expires_at: Type.String({ format: 'date-time' }),
+  csrf: Type.String(),
+  user: SessionUserSchema,
+});

@@ -7,7 +7,7 @@ import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import { readSessionCookie, setSessionCookie } from '../platform/http/session-cookie.js';
 import { finishGoogleSignIn } from './finish-google-sign-in.js';
 import { openIdConnectProvider } from './identity-provider.js';
-import { SessionUserSchema } from '../accounts/index.js';
+import { SessionAnswerSchema } from '../accounts/index.js';
 import { OIDC_STATE_LIFETIME_MS, startGoogleSignIn } from './start-google-sign-in.js';
 
 const START_PATH = '/auth/google';
@@ -27,13 +27,6 @@ const CallbackQuery = Type.Object({
 
 const ToProvider = Type.Null({ description: 'Found: Location is the identity provider authorization endpoint; sets the state cookie' });
 const ToReturnTo = Type.Null({ description: 'Found (when return_to was given): Location is return_to; sets the session cookie' });
-
-const SessionAnswer = Type.Object({
-  token: Type.String(),
-  expires_at: Type.String({ format: 'date-time' }),
-  csrf: Type.String(),
-  user: SessionUserSchema,
-});
 
 /**
  * SPEC "Sign-in": the identity-provider flow (OpenID Connect; Google unless
@@ -72,7 +65,7 @@ export async function googleSignInRoutes(api: IvoryServer, context: AppContext):
   api.get(
     CALLBACK_PATH,
     {
-      schema: { querystring: CallbackQuery, response: { 200: SessionAnswer, 302: ToReturnTo } },
+      schema: { querystring: CallbackQuery, response: { 200: SessionAnswerSchema, 302: ToReturnTo } },
       config: { auth: PUBLIC },
       onRequest: configured,
     },
