@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { blockMerchant, CLI_ACTOR, listAuditEntries, unblockMerchant } from '../admin/index.js';
 import { connectEventSubscribers } from '../events/index.js';
 import { connectPayoutLedger } from '../issuances/index.js';
@@ -9,6 +8,7 @@ import { openConfiguredDatabase, type DatabaseHandle } from '../platform/databas
 import { migrate } from '../platform/database/migrate.js';
 import { IvoryError } from '../platform/errors.js';
 import { fanOutEvent } from '../webhook-delivery/index.js';
+import { parseCommandFlags } from './parse-command-flags.js';
 
 export const ADMIN_USAGE = `usage: ivory admin <command>
 
@@ -21,12 +21,11 @@ commands:
   unblock --merchant ID               restore access (cancelled invoices stay cancelled)
   audit [--limit N]                   print the audit log, newest first, one JSON object a line`;
 
-type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-
-const COMMANDS: Readonly<Record<string, Options>> = {
-  block: { merchant: { type: 'string' }, reason: { type: 'string' } },
-  unblock: { merchant: { type: 'string' } },
-  audit: { limit: { type: 'string' } },
+/** Each command's flags, all taking a value. */
+const COMMANDS: Readonly<Record<string, readonly string[]>> = {
+  block: ['merchant', 'reason'],
+  unblock: ['merchant'],
+  audit: ['limit'],
 };
 
 export async function adminCommand(config: Config, args: readonly string[]): Promise<number> {
@@ -35,22 +34,14 @@ export async function adminCommand(config: Config, args: readonly string[]): Pro
     (sub === undefined ? console.error : console.log)(ADMIN_USAGE);
     return sub === undefined ? 2 : 0;
   }
-  const options = COMMANDS[sub];
-  if (options === undefined) {
+  const flags = COMMANDS[sub];
+  if (flags === undefined) {
     console.error(`ivory admin: unknown command "${sub}" (try: ivory admin --help)`);
     return 2;
   }
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({ args: [...rest], options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    console.error(`ivory admin ${sub}: ${(error as Error).message}`);
-    return 2;
-  }
-  if (values.help === true) {
-    console.log(ADMIN_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandFlags(`ivory admin ${sub}`, ADMIN_USAGE, rest, flags);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const { values } = parsed;
   const usageProblem = checkUsage(sub, values);
   if (usageProblem !== undefined) {
     console.error(`ivory admin ${sub}: ${usageProblem}`);
@@ -84,7 +75,7 @@ export async function adminCommand(config: Config, args: readonly string[]): Pro
   }
 }
 
-function checkUsage(sub: string, values: Record<string, string | boolean | undefined>): string | undefined {
+function checkUsage(sub: string, values: Partial<Record<string, string>>): string | undefined {
   if (sub !== 'audit' && (typeof values.merchant !== 'string' || values.merchant === '')) return '--merchant ID is required';
   if (sub === 'block' && typeof values.reason !== 'string') return '--reason TEXT is required';
   if (sub === 'audit' && values.limit !== undefined && !/^[1-9]\d*$/.test(String(values.limit))) return '--limit must be a positive integer';

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { isAddress, isHex } from 'viem';
 import { deployContracts } from '../chains/index.js';
 import { RECOVER_USAGE, recoverCommand } from './recover-command.js';
+import { parseCommandFlags } from './parse-command-flags.js';
 
 export const CONTRACTS_USAGE = `usage: ivory contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS [--owner ADDRESS]
 
@@ -24,28 +24,9 @@ export async function contractsCommand(args: readonly string[]): Promise<number>
     console.error(sub === undefined ? CONTRACTS_USAGE : `ivory contracts: unknown command "${sub}" (try: ivory contracts --help)`);
     return 2;
   }
-  let values: { 'rpc-url'?: string; 'private-key'?: string; 'fee-wallet'?: string; owner?: string; help?: boolean };
-  try {
-    values = parseArgs({
-      args: [...rest],
-      options: {
-        'rpc-url': { type: 'string' },
-        'private-key': { type: 'string' },
-        'fee-wallet': { type: 'string' },
-        owner: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    console.error(`ivory contracts deploy: ${(error as Error).message}`);
-    return 2;
-  }
-  if (values.help === true) {
-    console.log(CONTRACTS_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandFlags('ivory contracts deploy', CONTRACTS_USAGE, rest, ['rpc-url', 'private-key', 'fee-wallet', 'owner']);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const { values } = parsed;
   const rpcUrl = values['rpc-url'];
   const rawKey = values['private-key'];
   const feeWallet = values['fee-wallet'];

@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { recoverForwarder, RecoverRefused } from '../chains/index.js';
 import { openConfiguredDatabase } from '../platform/database/database.js';
 import { isUuid } from '../platform/ids.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { readPrivateKey } from './read-private-key.js';
+import { parseCommandFlags } from './parse-command-flags.js';
 
 export const RECOVER_USAGE = `usage: ivory contracts recover --issuance ID --asset TOKEN|native --rpc-url URL < key.txt
 
@@ -17,21 +17,9 @@ Prints the transaction hash and the split as one JSON line.`;
 
 /** `ivory contracts recover`: 0 on success, 1 when refused, 2 on a usage error. */
 export async function recoverCommand(args: readonly string[]): Promise<number> {
-  let values: { issuance?: string; asset?: string; 'rpc-url'?: string; help?: boolean };
-  try {
-    values = parseArgs({
-      args: [...args],
-      options: { issuance: { type: 'string' }, asset: { type: 'string' }, 'rpc-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    }).values;
-  } catch (error) {
-    console.error(`ivory contracts recover: ${(error as Error).message}`);
-    return 2;
-  }
-  if (values.help === true) {
-    console.log(RECOVER_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandFlags('ivory contracts recover', RECOVER_USAGE, args, ['issuance', 'asset', 'rpc-url']);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const { values } = parsed;
   const { issuance, asset } = values;
   const rpcUrl = values['rpc-url'];
   const problem =

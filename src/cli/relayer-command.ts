@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { importRelayerKey } from '../chains/index.js';
 import { systemClock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
@@ -7,6 +6,7 @@ import { openConfiguredDatabase } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { secretKey } from '../app.js';
 import { readPrivateKey } from './read-private-key.js';
+import { parseCommandFlags } from './parse-command-flags.js';
 
 export const RELAYER_USAGE = `usage: ivory relayer import --chain-id ID < key.txt
 
@@ -27,18 +27,9 @@ export async function relayerCommand(config: Config, args: readonly string[]): P
     console.error(`ivory relayer: unknown command "${sub}" (try: ivory relayer --help)`);
     return 2;
   }
-  let chainIdText: string | undefined;
-  try {
-    const parsed = parseArgs({ args: [...rest], options: { 'chain-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
-    if (parsed.values.help === true) {
-      console.log(RELAYER_USAGE);
-      return 0;
-    }
-    chainIdText = parsed.values['chain-id'];
-  } catch (error) {
-    console.error(`ivory relayer import: ${(error as Error).message}`);
-    return 2;
-  }
+  const parsed = parseCommandFlags('ivory relayer import', RELAYER_USAGE, rest, ['chain-id']);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const chainIdText = parsed.values['chain-id'];
   const chainId = Number(chainIdText);
   if (!Number.isSafeInteger(chainId) || chainId < 1) {
     console.error('ivory relayer import: --chain-id must be a positive integer');
