@@ -64,10 +64,8 @@ export async function finishPasskeyCeremony(
     const now = deps.clock.now();
     const ceremony = UUID.test(input.ceremonyId) ? await takePasskeyChallenge(trx, input.ceremonyId, session.sessionId) : undefined;
     if (ceremony === undefined || ceremony.expiresAt.getTime() <= now.getTime()) return { kind: 'passkey_challenge_invalid' };
-    const passkey =
-      ceremony.purpose === 'register'
-        ? await register(trx, ceremony, input.response, relyingParty, now)
-        : await authenticate(trx, ceremony, input.response, relyingParty, now);
+    const finish = ceremony.purpose === 'register' ? register : authenticate;
+    const passkey = await finish(trx, ceremony, input.response, relyingParty, now);
     if (passkey === null) return { kind: 'invalid_passkey' };
     await markSessionMfaPassed(trx, session.sessionId, now);
     return { kind: 'finished', passkey };
@@ -81,23 +79,30 @@ export async function finishPasskeyCeremony(
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The stored passkey, or null when the attestation is refused. */
-async function register(
+/** One finish step (register or authenticate): the passkey, or null when the answer is refused. */
+type FinishStep = (
   trx: Executor,
   ceremony: PasskeyChallengeRow,
   response: Record<string, unknown>,
   relyingParty: RelyingParty,
   now: Date,
-): Promise<PasskeyView | null> {
+) => Promise<PasskeyView | null>;
+
+/** What both verifications hold the answer to: the ceremony's challenge, PUBLIC_URL's origin and RP id. */
+function expectations(ceremony: PasskeyChallengeRow, relyingParty: RelyingParty) {
+  return {
+    expectedChallenge: ceremony.challenge,
+    expectedOrigin: relyingParty.origin,
+    expectedRPID: relyingParty.rpId,
+    // A second factor is possession; user verification is asked for ("preferred"), not required.
+    requireUserVerification: false,
+  };
+}
+
+/** The stored passkey, or null when the attestation is refused. */
+const register: FinishStep = async (trx, ceremony, response, relyingParty, now) => {
   const verification = await refusedAsNull(() =>
-    verifyRegistrationResponse({
-      response: response as unknown as RegistrationResponseJSON,
-      expectedChallenge: ceremony.challenge,
-      expectedOrigin: relyingParty.origin,
-      expectedRPID: relyingParty.rpId,
-      // A second factor is possession; user verification is asked for ("preferred"), not required.
-      requireUserVerification: false,
-    }),
+    verifyRegistrationResponse({ response: response as unknown as RegistrationResponseJSON, ...expectations(ceremony, relyingParty) }),
   );
   if (verification === null || !verification.verified) return null;
   const { credential } = verification.registrationInfo;
@@ -113,39 +118,30 @@ async function register(
   };
   if (!(await insertPasskey(trx, passkey))) return null;
   return passkeyView(passkey);
-}
+};
 
 /** The passkey that signed, or null when the assertion is refused. */
-async function authenticate(
-  trx: Executor,
-  ceremony: PasskeyChallengeRow,
-  response: Record<string, unknown>,
-  relyingParty: RelyingParty,
-  now: Date,
-): Promise<PasskeyView | null> {
+const authenticate: FinishStep = async (trx, ceremony, response, relyingParty, now) => {
   if (typeof response.id !== 'string') return null;
   const passkey = await lockUserPasskeyByCredential(trx, ceremony.userId, response.id);
   if (passkey === undefined) return null;
   const verification = await refusedAsNull(() =>
     verifyAuthenticationResponse({
       response: response as unknown as AuthenticationResponseJSON,
-      expectedChallenge: ceremony.challenge,
-      expectedOrigin: relyingParty.origin,
-      expectedRPID: relyingParty.rpId,
+      ...expectations(ceremony, relyingParty),
       credential: {
         id: passkey.credentialId,
         publicKey: Uint8Array.from(Buffer.from(passkey.publicKey, 'base64url')),
         counter: passkey.counter,
         transports: passkey.transports,
       },
-      requireUserVerification: false,
     }),
   );
   // The library refuses a counter that did not rise (a cloned authenticator) by throwing.
   if (verification === null || !verification.verified) return null;
   await recordPasskeyUse(trx, passkey.id, verification.authenticationInfo.newCounter, now);
   return passkeyView(passkey);
-}
+};
 
 /**
  * The library throws for every refusal (bad origin, challenge, signature,
