@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { requireShopAccess } from '../merchants/index.js';
+import { replyShopIdempotent, requireShopAccess } from '../merchants/index.js';
 import type { AppContext } from '../app-context.js';
-import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { runIdempotent } from '../platform/http/idempotency.js';
 import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
@@ -74,18 +74,14 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
     '/shops/:shop_id/invoices/:id/cancel',
     { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) =>
-      replyIdempotent(db, request, reply, async (trx, principal) => {
-        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
-        return { status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shopId, request.params.id) };
-      }),
+      replyShopIdempotent(db, request, reply, 'write', async (trx, access) => ({ status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shopId, request.params.id) })),
   );
 
   api.patch(
     '/shops/:shop_id/deposits/:id',
     { schema: { params: IssuanceParams, body: DepositPatchBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) =>
-      replyIdempotent(db, request, reply, async (trx, principal) => {
-        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
+      replyShopIdempotent(db, request, reply, 'write', async (trx, access) => {
         const body = await setDepositEnabled(
           trx,
           { now: clock.now(), payUrl },

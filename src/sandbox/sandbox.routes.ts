@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import { requireShopAccess } from '../merchants/index.js';
-import { replyIdempotent } from '../platform/http/idempotency.js';
+import { replyShopIdempotent } from '../merchants/index.js';
 import { SESSION_FRESH_MFA, SESSION_OR_WRITE_KEY } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { resetSandbox } from './reset-sandbox.js';
@@ -27,19 +26,13 @@ export async function sandboxRoutes(api: IvoryServer, context: AppContext): Prom
     '/shops/:shop_id/sandbox/simulate',
     { schema: { params: ShopParams, body: SimulateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) =>
-      replyIdempotent(db, request, reply, async (trx, principal) => {
-        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
-        return { status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, { id: access.shopId, sandbox: access.shop.sandbox }, request.body) };
-      }),
+      replyShopIdempotent(db, request, reply, 'write', async (trx, access) => ({ status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, { id: access.shopId, sandbox: access.shop.sandbox }, request.body) })),
   );
 
   api.post(
     '/shops/:shop_id/sandbox/reset',
     { schema: { params: ShopParams }, config: { auth: SESSION_FRESH_MFA, idempotent: true } },
     async (request, reply) =>
-      replyIdempotent(db, request, reply, async (trx, principal) => {
-        const access = await requireShopAccess(trx, principal, request.params.shop_id, 'owner');
-        return { status: 200, body: await resetSandbox(trx, access.shop) };
-      }),
+      replyShopIdempotent(db, request, reply, 'owner', async (trx, access) => ({ status: 200, body: await resetSandbox(trx, access.shop) })),
   );
 }
