@@ -1,44 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
-import type { TransferLedger, WatchedAddress } from '../../src/chains/evm/ledger-port.js';
-import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
+import type { TransferLedger } from '../../src/chains/evm/ledger-port.js';
+import { connectPayoutLedger, listWatchedAddresses, recordTransfer } from '../../src/issuances/index.js';
 import { payoutLedger } from '../../src/payouts/index.js';
 import { newId } from '../../src/platform/crypto.js';
-import type { Db, Executor } from '../../src/platform/database/database.js';
-
-/**
- * The reference `watchedAddresses` of the ledger port, over the `issuances`
- * table: every live EVM issuance of the network that has an address, in
- * (updated_at, id) order after `after`. `issuances` has no allocation
- * timestamp; `updated_at` moves when the address is set (and again on every
- * later change, which only re-delivers a row the watcher already knows).
- * To move into the issuances module with the app wiring; a dedicated
- * `allocated_at` column and an index (chain_id, allocated_at, id) where
- * address is not null would make it an index range scan.
- */
-export async function watchedAddresses(
-  db: Db,
-  chainId: number,
-  after: { readonly allocatedAt: Date; readonly issuanceId: string } | null,
-): Promise<WatchedAddress[]> {
-  let query = db
-    .selectFrom('issuances')
-    .select(['id', 'address', 'token', 'updated_at'])
-    .where('chain_id', '=', chainId)
-    .where('family', '=', 'evm')
-    .where('sandbox', '=', false)
-    .where('address', 'is not', null);
-  if (after !== null) {
-    query = query.where(sql<boolean>`(updated_at, id) > (${after.allocatedAt}, ${after.issuanceId}::uuid)`);
-  }
-  const rows = await query.orderBy('updated_at').orderBy('id').execute();
-  return rows.map((row) => ({
-    issuanceId: row.id,
-    address: (row.address as string).toLowerCase(),
-    token: row.token.toLowerCase(),
-    allocatedAt: row.updated_at,
-  }));
-}
+import type { Executor } from '../../src/platform/database/database.js';
 
 // What the composition root does once at start (app.ts): the ledger's payouts.
 connectPayoutLedger(payoutLedger);
@@ -48,7 +13,8 @@ export const transferLedger: TransferLedger = {
   recordTransfer: async (trx, now, transfer) => {
     await recordTransfer(trx, { now }, transfer);
   },
-  watchedAddresses,
+  // The app's own query (issuances `listWatchedAddresses`), as `src/live-chains.ts` wires it.
+  watchedAddresses: listWatchedAddresses,
 };
 
 /**
