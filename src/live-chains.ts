@@ -1,7 +1,8 @@
 import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue } from './catalogue/index.js';
 import { startEvmChains, type ChainPayoutLedger, type EvmChains, type TransferLedger } from './chains/index.js';
-import { closeInvoiceOnChain, listWatchedAddresses, recordTransfer } from './issuances/index.js';
+import { listWatchedAddresses } from './allocation/index.js';
+import { closeInvoiceOnChain, recordTransfer } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';

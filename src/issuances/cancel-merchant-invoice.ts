@@ -1,8 +1,7 @@
 import type { Tx } from '../platform/database/database.js';
-import { asId, type ShopId } from '../platform/ids.js';
+import { asId, isUuid, type ShopId } from '../platform/ids.js';
 import { IvoryError } from '../platform/errors.js';
 import { cancelInvoice, cancelInvoiceGroup } from './close-issuances.js';
-import { isUuid } from '../platform/ids.js';
 import { getIssuance } from './get-issuance.js';
 import type { GroupView, IssuanceView } from './issuance-view.js';
 import { findShopGroup, findShopIssuance } from './issuances.repository.js';

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
-import type { Catalogue } from '../catalogue/index.js';
+import type { Catalogue, FeeTerms } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
-import type { FeeTerms } from '../catalogue/index.js';
 import { listMerchantFeeTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';

@@ -1,5 +1,4 @@
-import { isUuid } from '../platform/ids.js';
-import { asId, type ShopId } from '../platform/ids.js';
+import { asId, isUuid, type ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';

@@ -7,13 +7,12 @@ export { issuancesRoutes } from './issuances.routes.js';
 export { cancelMerchantIssuances } from './cancel-merchant-issuances.js';
 export { recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
 export { closeInvoiceOnChain } from './close-invoice-on-chain.js';
-export { listWatchedAddresses, type WatchedIssuanceAddress } from './watched-addresses.repository.js';
 export { connectPayoutLedger, type IssuancePayout, type PayoutAmounts, type PayoutLedger } from './payout-port.js';
-export { groupStatus, groupView, issuanceView, paymentUrl, type GroupView, type IssuanceView } from './issuance-view.js';
+export { groupStatus, paymentUrl, type GroupView, type IssuanceView } from './issuance-view.js';
 export { issuanceEventData } from './event-data.js';
 export { findGroupById, findIssuanceById, findShopGroup, findShopIssuance, lockIssuance, updateIssuance } from './issuances.repository.js';
 export { issuanceEntry } from './issuance.js';
-export { toGroup, toIssuance, type GroupRow, type IssuanceRow } from './issuances.repository.js';
+export { toGroup, toIssuance } from './issuances.repository.js';
 export { findTransferByConfirmedEvent, listPayoutTransferIds } from './transfers.repository.js';
 export type {
   CancelReason,
@@ -26,7 +25,6 @@ export type {
   TransferDisposition,
   TransferStatus,
 } from './issuance.js';
-export { ExpireInvoicesJob } from './expire-invoices.job.js';
 
 /** The module's worker: invoice expiry. */
 export function issuanceJobs(context: AppContext): Job[] {

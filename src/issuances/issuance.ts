@@ -98,8 +98,3 @@ export interface Transfer extends IssuanceEntry {
   readonly revertedAt: Date | null;
   readonly createdAt: Date;
 }
-
-/** SPEC "States and transitions": an invoice is unpaid until funded. */
-export function isUnpaid(status: IssuanceStatus): boolean {
-  return status === 'registering' || status === 'open';
-}

@@ -1,10 +1,10 @@
 import type { Catalogue, FeeTerms, NetworkFamily } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
-import { feeExceedsAmount, parseBaseUnits, parseDecimalAmount, wholeTokens } from '../money/index.js';
+import { feeExceedsAmount, parseBaseUnits, parseDecimalAmount } from '../money/index.js';
 import type { PayoutTarget } from '../platform/database/schema.js';
 import { IvoryError, type ErrorCode } from '../platform/errors.js';
 import type { IssuanceRequest, RequestedOption } from './issuance-request.js';
-import { INVOICE_AMOUNT_LIMIT_TOKENS, SANDBOX_AMOUNT_LIMIT_TOKENS } from '../limits/index.js';
+import { checkInvoiceAmountLimits } from '../limits/index.js';
 
 /** The shop fields an issuance copies at creation (SPEC "Shop": later changes do not reach it). */
 export interface ShopSnapshot {
@@ -96,8 +96,7 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
     const text = request.amount ?? '';
     const parsed = request.grouped ? parseDecimalAmount(text, token.decimals) : parseBaseUnits(text);
     if (parsed === undefined) throw new IvoryError('invalid_amount');
-    if (parsed > wholeTokens(INVOICE_AMOUNT_LIMIT_TOKENS, token.decimals)) throw new IvoryError('invoice_amount_limit');
-    if (shop.sandbox && parsed > wholeTokens(SANDBOX_AMOUNT_LIMIT_TOKENS, token.decimals)) throw new IvoryError('sandbox_amount_limit');
+    checkInvoiceAmountLimits(parsed, token.decimals, shop.sandbox);
     if (parsed < token.minimumPayment || parsed === 0n) throw new IvoryError('amount_below_minimum');
     if (feeExceedsAmount(parsed, feeTerms, token.decimals)) throw new IvoryError('fee_exceeds_amount');
     amount = parsed;

@@ -1,9 +1,8 @@
 import type { Tx } from '../platform/database/database.js';
-import { asId, type GroupId, type MerchantId, type ShopId } from '../platform/ids.js';
+import { asId, isUuid, type GroupId, type MerchantId, type ShopId } from '../platform/ids.js';
 import { IvoryError } from '../platform/errors.js';
 import { setDepositDisabled } from './close-issuances.js';
 import { addressesByFamily, enforceDepositAddressLimit, lockMerchantForLimits } from '../limits/index.js';
-import { isUuid } from '../platform/ids.js';
 import { getIssuance } from './get-issuance.js';
 import type { GroupView, IssuanceView } from './issuance-view.js';
 import { findShopGroup, findShopIssuance, listGroupOptions } from './issuances.repository.js';

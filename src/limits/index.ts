@@ -10,6 +10,7 @@ export {
   SANDBOX_AMOUNT_LIMIT_TOKENS,
   activeInvoiceLimit,
   addressesByFamily,
+  checkInvoiceAmountLimits,
   depositAddressLimit,
 } from './limits.js';
 export { enforceDepositAddressLimit, lockMerchantForLimits, withInvoiceLimitGate, type InvoiceLimitGate } from './enforce-limits.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TransferLedger } from '../../src/chains/evm/ledger-port.js';
-import { connectPayoutLedger, listWatchedAddresses, recordTransfer } from '../../src/issuances/index.js';
+import { listWatchedAddresses } from '../../src/allocation/index.js';
+import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
 import { payoutLedger } from '../../src/payouts/index.js';
 import { newId } from '../../src/platform/crypto.js';
 import type { Executor } from '../../src/platform/database/database.js';
@@ -13,7 +14,7 @@ export const transferLedger: TransferLedger = {
   recordTransfer: async (trx, now, transfer) => {
     await recordTransfer(trx, { now }, transfer);
   },
-  // The app's own query (issuances `listWatchedAddresses`), as `src/live-chains.ts` wires it.
+  // The app's own query (allocation `listWatchedAddresses`), as `src/live-chains.ts` wires it.
   watchedAddresses: listWatchedAddresses,
 };
 
