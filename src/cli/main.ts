@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-import { buildApp } from '../app.js';
-import type { Config } from '../platform/config.js';
-import { openConfiguredDatabase } from '../platform/database/database.js';
-import { migrate } from '../platform/database/migrate.js';
-import { adminCommand } from './admin-command.js';
-import { contractsCommand } from './contracts-command.js';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ADMIN_USAGE, adminCommand } from './admin-command.js';
+import { CONTRACTS_USAGE, contractsCommand } from './contracts-command.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { relayerCommand } from './relayer-command.js';
+import { MIGRATE_USAGE, migrateCommand } from './migrate-command.js';
+import { RELAYER_USAGE, relayerCommand } from './relayer-command.js';
+import { SERVE_USAGE, serveCommand } from './serve-command.js';
 
-const USAGE = `usage: ivory <command>
+const USAGE = `usage: ivory <command> [flags]
+       ivory --help | --version
 
 commands:
   serve [--role all|api|worker]   run the API, hosted pages and workers (default role: all)
@@ -18,74 +19,68 @@ commands:
   contracts recover --issuance ID --asset TOKEN|native --rpc-url URL
                                   move a late transfer or stray coin along the committed split (key on stdin)
   relayer import --chain-id ID    replace a network's relayer key (read from standard input)
-  admin block|unblock|audit       operator actions on a merchant, and the audit log (ivory admin --help)`;
+  admin block|unblock|audit       operator actions on a merchant, and the audit log
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  // Needs no configuration: it talks to a chain, not to Ivory's storage.
-  if (command === 'contracts') return contractsCommand(rest);
-  const config = loadCliConfig();
-  if (config === undefined) return 2;
-  switch (command) {
-    case 'serve':
-      return serve(config, roleOf(rest));
-    case 'migrate':
-      return runMigrations(config);
-    case 'relayer':
-      return relayerCommand(config, rest);
-    case 'admin':
-      return adminCommand(config, rest);
-    default:
-      console.error(USAGE);
-      return command === undefined || command === '--help' ? 0 : 2;
+Every command takes --help (-h). Configuration comes from the environment
+(PORT, DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL, …; see the README).
+Exit codes: 0 success, 1 failure, 2 usage or configuration error.`;
+
+/** Each command, and its usage (kept here so `ivory help <command>` needs nothing else). */
+const COMMANDS: Readonly<Record<string, { readonly usage: string; readonly run: (args: readonly string[]) => Promise<number> }>> = {
+  serve: { usage: SERVE_USAGE, run: (args) => serveCommand(loadCliConfig, args) },
+  migrate: { usage: MIGRATE_USAGE, run: (args) => migrateCommand(loadCliConfig, args) },
+  // Needs no configuration for deploy: it talks to a chain, not to Ivory's storage.
+  contracts: { usage: CONTRACTS_USAGE, run: (args) => contractsCommand(args) },
+  relayer: { usage: RELAYER_USAGE, run: (args) => relayerCommand(loadCliConfig, args) },
+  admin: { usage: ADMIN_USAGE, run: (args) => adminCommand(loadCliConfig, args) },
+};
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    console.error(USAGE);
+    return 2;
   }
+  if (first === 'help') {
+    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
+    console.log(topic?.usage ?? USAGE);
+    return rest[0] === undefined || topic !== undefined ? 0 : 2;
+  }
+  if (first.startsWith('-')) return globalFlags(argv);
+  const command = COMMANDS[first];
+  if (command === undefined) {
+    console.error(`ivory: unknown command "${first}" (try: ivory --help)`);
+    return 2;
+  }
+  return command.run(rest);
 }
 
-function roleOf(args: string[]): 'all' | 'api' | 'worker' {
-  const index = args.indexOf('--role');
-  const role = index === -1 ? 'all' : args[index + 1];
-  if (role !== 'all' && role !== 'api' && role !== 'worker') {
-    console.error('--role must be all, api or worker');
-    process.exit(2);
+/** `ivory --help`, `ivory --version`; any other flag before a command is refused. */
+function globalFlags(argv: readonly string[]): number {
+  let values: { help?: boolean; version?: boolean };
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    console.error(`ivory: ${(error as Error).message.split('\n')[0]} (try: ivory --help)`);
+    return 2;
   }
-  return role;
-}
-
-async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<number> {
-  const app = await buildApp({ config, runJobs: role !== 'api' });
-  const log = app.server.log;
-  if (app.database.kind === 'embedded') {
-    log.warn(
-      { dataDir: config.dataDir },
-      'embedded storage (PGlite): data survives a process crash but not a power loss (no fsync); use DATABASE_URL with PostgreSQL in production',
-    );
+  if (values.version === true) {
+    console.log(packageVersion());
+    return 0;
   }
-  if (role !== 'worker') {
-    await app.server.listen({ port: config.port, host: config.host });
-  }
-  log.info({ role, publicUrl: config.publicUrl }, 'ivory started');
-
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'shutting down: finishing in-flight requests');
-      resolve();
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
-  await app.close();
+  console.log(USAGE);
   return 0;
 }
 
-async function runMigrations(config: Config): Promise<number> {
-  const database = await openConfiguredDatabase(config);
-  try {
-    const applied = await migrate(database.db);
-    console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
-    return 0;
-  } finally {
-    await database.close();
-  }
+function packageVersion(): string {
+  // dist/cli/main.js and src/cli/main.ts both sit two levels below package.json.
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 main(process.argv.slice(2)).then(
