@@ -42,17 +42,23 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   if (first === 'help') {
-    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
-    console.log(topic?.usage ?? USAGE);
-    return rest[0] === undefined || topic !== undefined ? 0 : 2;
+    if (rest[0] === undefined) {
+      console.log(USAGE);
+      return 0;
+    }
+    const topic = COMMANDS[rest[0]];
+    if (topic === undefined) return unknownCommand(rest[0]);
+    console.log(topic.usage);
+    return 0;
   }
   if (first.startsWith('-')) return globalFlags(argv);
   const command = COMMANDS[first];
-  if (command === undefined) {
-    console.error(`ivory: unknown command "${first}" (try: ivory --help)`);
-    return 2;
-  }
-  return command.run(rest);
+  return command === undefined ? unknownCommand(first) : command.run(rest);
+}
+
+function unknownCommand(name: string): number {
+  console.error(`ivory: unknown command "${name}" (try: ivory --help)`);
+  return 2;
 }
 
 /** `ivory --help`, `ivory --version`; any other flag before a command is refused. */
