@@ -26,6 +26,7 @@ import { API_PREFIX, createHttpCore, type IvoryServer } from './platform/http/se
 import { sessionCookieSettings } from './platform/http/session-cookie.js';
 import { modules } from './modules.js';
 import { startLiveChains } from './live-chains.js';
+import { registerMetrics } from './operations.js';
 
 export interface BuildOptions {
   readonly config: Config;
@@ -78,6 +79,9 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     sessionCookie: sessionCookieSettings(config.brand, config.publicUrl),
   });
 
+  // First, so that its request-counting hook covers every route registered after it.
+  await registerMetrics(server, { db: database.db, clock, token: config.metricsToken });
+
   const secrets = new SecretBox(secretKey(config));
   const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log });
   const context: AppContext = {
@@ -98,7 +102,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await server.register(healthRoutes);
+  await server.register(async (root) => healthRoutes(root, { db: database.db }));
   await server.register(
     async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue }),
     { prefix: ADMIN_PREFIX },

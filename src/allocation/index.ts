@@ -7,6 +7,7 @@ import { AllocateAddressesJob } from './allocate-addresses.job.js';
  * adapter for each new issuance's payment address, outside any transaction.
  */
 export { AllocateAddressesJob } from './allocate-addresses.job.js';
+export { readAllocationQueue } from './allocation-queue.repository.js';
 
 export function allocationJobs(context: AppContext): Job[] {
   return [new AllocateAddressesJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log })];
