@@ -101,6 +101,13 @@ describe('npm start (issue 13 item 3)', () => {
     // Two cores shared with parallel test runs make wall time meaningless under load; the bound holds when the machine is not overloaded.
     console.log(`npm start → /healthz: ${Math.round(started.msToHealthy)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
     if ((os.loadavg()[0] ?? 0) < os.cpus().length) expect(started.msToHealthy).toBeLessThan(5_000);
+    // Every request log line carries the request id, the caller's own when it sends a sane one.
+    const probe = await fetch(`http://127.0.0.1:${started.port}/healthz`, { headers: { 'x-request-id': 'start-stop-probe' } });
+    expect(probe.headers.get('x-request-id')).toBe('start-stop-probe');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const requestLines = records(started.output()).filter((record) => record.req !== undefined || record.res !== undefined);
+    expect(requestLines.filter((record) => record.reqId === 'start-stop-probe').map((record) => record.msg)).toEqual(['incoming request', 'request completed']);
+    expect(requestLines.every((record) => typeof record.reqId === 'string')).toBe(true);
     await stopAndCheck(started, () => started.npm.kill('SIGTERM'));
   }, 300_000);
 });
