@@ -99,7 +99,7 @@ describe('npm start (issue 13 item 3)', () => {
     expect(started.output()).toContain('build: dist/ is up to date');
     expect(records(started.output()).find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual([]);
     // Two cores shared with parallel test runs make wall time meaningless under load; the bound holds when the machine is not overloaded.
-    console.log(`npm start → /healthz: ${Math.round(started.msToHealthy)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
+    console.warn(`npm start → /healthz: ${Math.round(started.msToHealthy)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
     if ((os.loadavg()[0] ?? 0) < os.cpus().length) expect(started.msToHealthy).toBeLessThan(5_000);
     // Every request log line carries the request id, the caller's own when it sends a sane one.
     const probe = await fetch(`http://127.0.0.1:${started.port}/healthz`, { headers: { 'x-request-id': 'start-stop-probe' } });

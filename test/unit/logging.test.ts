@@ -14,7 +14,7 @@ describe('log format', () => {
     log.child({ reqId: 'abc-1' }).info({ url: 'http://127.0.0.1:8080', applied: ['a.sql'] }, 'ivory started');
     log.debug('hidden below the level');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO  \[abc-1\] ivory started url=http:\/\/127\.0\.0\.1:8080 applied=\["a\.sql"\]\n$/);
+    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}\[abc-1\] ivory started url=http:\/\/127\.0\.0\.1:8080 applied=\["a\.sql"\]\n$/);
   });
 
   it('prints an error with its stack under the line, and leaves a line that is not JSON as it is', () => {
