@@ -1,12 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ADMIN_USAGE, adminCommand } from './admin-command.js';
-import { CONTRACTS_USAGE, contractsCommand } from './contracts-command.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { MIGRATE_USAGE, migrateCommand } from './migrate-command.js';
-import { RELAYER_USAGE, relayerCommand } from './relayer-command.js';
-import { SERVE_USAGE, serveCommand } from './serve-command.js';
 
 const USAGE = `usage: ivory <command> [flags]
        ivory --help | --version
@@ -25,14 +20,37 @@ Every command takes --help (-h). Configuration comes from the environment
 (PORT, DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL, …; see the README).
 Exit codes: 0 success, 1 failure, 2 usage or configuration error.`;
 
-/** Each command, and its usage (kept here so `ivory help <command>` needs nothing else). */
-const COMMANDS: Readonly<Record<string, { readonly usage: string; readonly run: (args: readonly string[]) => Promise<number> }>> = {
-  serve: { usage: SERVE_USAGE, run: (args) => serveCommand(loadCliConfig, args) },
-  migrate: { usage: MIGRATE_USAGE, run: (args) => migrateCommand(loadCliConfig, args) },
+interface Command {
+  readonly usage: string;
+  readonly run: (args: readonly string[]) => Promise<number>;
+}
+
+/**
+ * Each command, loaded only when named: `ivory --help` and `--version` then
+ * load none of the application (seconds of module loading on a small machine).
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  serve: async () => {
+    const { SERVE_USAGE, serveCommand } = await import('./serve-command.js');
+    return { usage: SERVE_USAGE, run: (args) => serveCommand(loadCliConfig, args) };
+  },
+  migrate: async () => {
+    const { MIGRATE_USAGE, migrateCommand } = await import('./migrate-command.js');
+    return { usage: MIGRATE_USAGE, run: (args) => migrateCommand(loadCliConfig, args) };
+  },
   // Needs no configuration for deploy: it talks to a chain, not to Ivory's storage.
-  contracts: { usage: CONTRACTS_USAGE, run: (args) => contractsCommand(args) },
-  relayer: { usage: RELAYER_USAGE, run: (args) => relayerCommand(loadCliConfig, args) },
-  admin: { usage: ADMIN_USAGE, run: (args) => adminCommand(loadCliConfig, args) },
+  contracts: async () => {
+    const { CONTRACTS_USAGE, contractsCommand } = await import('./contracts-command.js');
+    return { usage: CONTRACTS_USAGE, run: (args) => contractsCommand(args) };
+  },
+  relayer: async () => {
+    const { RELAYER_USAGE, relayerCommand } = await import('./relayer-command.js');
+    return { usage: RELAYER_USAGE, run: (args) => relayerCommand(loadCliConfig, args) };
+  },
+  admin: async () => {
+    const { ADMIN_USAGE, adminCommand } = await import('./admin-command.js');
+    return { usage: ADMIN_USAGE, run: (args) => adminCommand(loadCliConfig, args) };
+  },
 };
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -48,12 +66,12 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const topic = COMMANDS[rest[0]];
     if (topic === undefined) return unknownCommand(rest[0]);
-    console.log(topic.usage);
+    console.log((await topic()).usage);
     return 0;
   }
   if (first.startsWith('-')) return globalFlags(argv);
   const command = COMMANDS[first];
-  return command === undefined ? unknownCommand(first) : command.run(rest);
+  return command === undefined ? unknownCommand(first) : (await command()).run(rest);
 }
 
 function unknownCommand(name: string): number {

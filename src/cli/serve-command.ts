@@ -1,8 +1,6 @@
 import { pino, type Logger } from 'pino';
-import { buildApp } from '../app.js';
 import type { Config } from '../platform/config.js';
-import { openConfiguredDatabase, type DatabaseHandle } from '../platform/database/database.js';
-import { migrate } from '../platform/database/migrate.js';
+import type { DatabaseHandle } from '../platform/database/database.js';
 import { loggerOptions } from '../platform/logging.js';
 import { parseCommandFlags } from './parse-command-flags.js';
 
@@ -36,6 +34,12 @@ export async function serveCommand(loadConfig: () => Config | undefined, args: r
   // instead of killing the process halfway (and leaving the data directory's lock behind).
   const stopped = stopSignal(log);
 
+  // Loaded here, not at the top: `ivory serve --help` needs none of it.
+  const [{ buildApp }, { openConfiguredDatabase }, { migrate }] = await Promise.all([
+    import('../app.js'),
+    import('../platform/database/database.js'),
+    import('../platform/database/migrate.js'),
+  ]);
   const database = await openConfiguredDatabase(config);
   try {
     log.info(storage(config, database), `storage: ${database.kind === 'embedded' ? `PGlite (embedded) in ${config.dataDir}` : 'PostgreSQL'}`);

@@ -41,12 +41,14 @@ async function npmStart(): Promise<Started> {
   let output = '';
   npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  for (let attempt = 0; attempt < 1200; attempt += 1) {
+  // Generous: on a machine shared with parallel test runs a start can take minutes of wall time.
+  while (performance.now() - began < 240_000 && npm.exitCode === null) {
     const health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
     if (health?.status === 200) return { npm, port, msToHealthy: performance.now() - began, output: () => output };
-    if (npm.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // Never leave a half-started server holding the data directory for the next test.
+  if (npm.exitCode === null) process.kill(-(npm.pid as number), 'SIGKILL');
   throw new Error(`npm start never answered /healthz:\n${output}`);
 }
 
