@@ -83,33 +83,46 @@ async function stopAndCheck(started: Started, stop: () => void): Promise<void> {
   await expect(fetch(`http://127.0.0.1:${started.port}/healthz`)).rejects.toThrow();
 }
 
+/** Whatever a failed assertion left running is killed, so that no test leaves a server behind. */
+async function withStarted(test: (started: Started) => Promise<void>): Promise<void> {
+  const started = await npmStart();
+  try {
+    await test(started);
+  } finally {
+    if (started.npm.exitCode === null && started.npm.signalCode === null) process.kill(-(started.npm.pid as number), 'SIGKILL');
+  }
+}
+
 describe('npm start (issue 13 item 3)', () => {
   it('logs the storage with its data directory, the migrations applied and the listening URL, and stops on Ctrl-C (SIGINT to the process group)', async () => {
-    const started = await npmStart();
-    const logged = records(started.output());
-    expect(logged.find((record) => record.msg.startsWith('storage:'))).toMatchObject({ storage: 'pglite', dataDir });
-    expect(logged.find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual(
-      fs.readdirSync(path.join(root, 'migrations')).filter((name) => name.endsWith('.sql')).sort(),
-    );
-    expect(logged.find((record) => record.msg.startsWith('ivory started'))).toMatchObject({ url: `http://127.0.0.1:${started.port}` });
-    // npm forwards the signal too, so the server gets SIGINT twice: the second must not cut its stop short.
-    await stopAndCheck(started, () => process.kill(-(started.npm.pid as number), 'SIGINT'));
+    await withStarted(async (started) => {
+      const logged = records(started.output());
+      expect(logged.find((record) => record.msg.startsWith('storage:'))).toMatchObject({ storage: 'pglite', dataDir });
+      expect(logged.find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual(
+        fs.readdirSync(path.join(root, 'migrations')).filter((name) => name.endsWith('.sql')).sort(),
+      );
+      expect(logged.find((record) => record.msg.startsWith('ivory started'))).toMatchObject({ url: `http://127.0.0.1:${started.port}` });
+      // npm forwards the signal too, so the server gets SIGINT twice: the second must not cut its stop short.
+      await stopAndCheck(started, () => process.kill(-(started.npm.pid as number), 'SIGINT'));
+    });
   }, 300_000);
 
   it('on a built tree skips the build, answers /healthz within 5 s on an idle machine, and stops on SIGTERM to npm', async () => {
-    const started = await npmStart();
-    expect(started.output()).toContain('build: dist/ is up to date');
-    expect(records(started.output()).find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual([]);
-    // Two cores shared with parallel test runs make wall time meaningless under load; the bound holds when the machine is not overloaded.
-    console.warn(`npm start → /healthz: ${Math.round(started.msToHealthy)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
-    if ((os.loadavg()[0] ?? 0) < os.cpus().length) expect(started.msToHealthy).toBeLessThan(5_000);
-    // Every request log line carries the request id, the caller's own when it sends a sane one.
-    const probe = await fetch(`http://127.0.0.1:${started.port}/healthz`, { headers: { 'x-request-id': 'start-stop-probe' } });
-    expect(probe.headers.get('x-request-id')).toBe('start-stop-probe');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const requestLines = records(started.output()).filter((record) => record.req !== undefined || record.res !== undefined);
-    expect(requestLines.filter((record) => record.reqId === 'start-stop-probe').map((record) => record.msg)).toEqual(['incoming request', 'request completed']);
-    expect(requestLines.every((record) => typeof record.reqId === 'string')).toBe(true);
-    await stopAndCheck(started, () => started.npm.kill('SIGTERM'));
+    await withStarted(async (started) => {
+      expect(started.output()).toContain('build: dist/ is up to date');
+      expect(records(started.output()).find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual([]);
+      // Two cores shared with parallel test runs make wall time meaningless under load; the bound holds when the machine is not overloaded.
+      console.warn(`npm start → /healthz: ${Math.round(started.msToHealthy)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
+      if ((os.loadavg()[0] ?? 0) < os.cpus().length) expect(started.msToHealthy).toBeLessThan(5_000);
+      // Every request log line carries the request id, the caller's own when it sends a sane one.
+      const probe = await fetch(`http://127.0.0.1:${started.port}/healthz`, { headers: { 'x-request-id': 'start-stop-probe' } });
+      expect(probe.headers.get('x-request-id')).toBe('start-stop-probe');
+      const probeLines = () => records(started.output()).filter((record) => record.reqId === 'start-stop-probe');
+      for (let waited = 0; probeLines().length < 2 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(probeLines().map((record) => record.msg)).toEqual(['incoming request', 'request completed']);
+      const requestLines = records(started.output()).filter((record) => record.req !== undefined || record.res !== undefined);
+      expect(requestLines.every((record) => typeof record.reqId === 'string')).toBe(true);
+      await stopAndCheck(started, () => started.npm.kill('SIGTERM'));
+    });
   }, 300_000);
 });
