@@ -22,8 +22,8 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Tests of the shipped program (the CLI, `ivory contracts deploy`) run dist/: build it once,
-  // here, so no two test files write it at the same time.
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: path.resolve(import.meta.dirname, '..'), stdio: 'inherit' });
+  // here, so no two test files write it at the same time; skipped when src/ has not changed since the last build.
+  execFileSync(process.execPath, ['scripts/build-if-changed.mjs'], { cwd: path.resolve(import.meta.dirname, '..'), stdio: 'inherit' });
   const url = process.env.TEST_DATABASE_URL;
   if (url === undefined || url === '') {
     const template = await openEmbedded();

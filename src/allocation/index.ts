@@ -9,6 +9,7 @@ import { AllocateAddressesJob } from './allocate-addresses.job.js';
  */
 export { AllocateAddressesJob } from './allocate-addresses.job.js';
 export { listWatchedAddresses, type WatchedIssuanceAddress } from './watched-addresses.repository.js';
+export { readAllocationQueue } from './allocation-queue.repository.js';
 
 export function allocationJobs(context: AppContext): Job[] {
   return [new AllocateAddressesJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log })];

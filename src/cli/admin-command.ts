@@ -28,7 +28,8 @@ const COMMANDS: Readonly<Record<string, readonly string[]>> = {
   audit: ['limit'],
 };
 
-export async function adminCommand(config: Config, args: readonly string[]): Promise<number> {
+/** `loadConfig` runs only once the arguments are valid and no help was asked for. */
+export async function adminCommand(loadConfig: () => Config | undefined, args: readonly string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === '--help' || sub === '-h') {
     (sub === undefined ? console.error : console.log)(ADMIN_USAGE);
@@ -48,6 +49,8 @@ export async function adminCommand(config: Config, args: readonly string[]): Pro
     return 2;
   }
 
+  const config = loadConfig();
+  if (config === undefined) return 2;
   const database = await openConfiguredDatabase(config);
   try {
     await migrate(database.db);

@@ -1,14 +1,10 @@
 #!/usr/bin/env node
-import { buildApp } from '../app.js';
-import type { Config } from '../platform/config.js';
-import { openConfiguredDatabase } from '../platform/database/database.js';
-import { migrate } from '../platform/database/migrate.js';
-import { adminCommand } from './admin-command.js';
-import { contractsCommand } from './contracts-command.js';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { loadCliConfig } from './load-cli-config.js';
-import { relayerCommand } from './relayer-command.js';
 
-const USAGE = `usage: ivory <command>
+const USAGE = `usage: ivory <command> [flags]
+       ivory --help | --version
 
 commands:
   serve [--role all|api|worker]   run the API, hosted pages and workers (default role: all)
@@ -18,74 +14,97 @@ commands:
   contracts recover --issuance ID --asset TOKEN|native --rpc-url URL
                                   move a late transfer or stray coin along the committed split (key on stdin)
   relayer import --chain-id ID    replace a network's relayer key (read from standard input)
-  admin block|unblock|audit       operator actions on a merchant, and the audit log (ivory admin --help)`;
+  admin block|unblock|audit       operator actions on a merchant, and the audit log
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  // Needs no configuration: it talks to a chain, not to Ivory's storage.
-  if (command === 'contracts') return contractsCommand(rest);
-  const config = loadCliConfig();
-  if (config === undefined) return 2;
-  switch (command) {
-    case 'serve':
-      return serve(config, roleOf(rest));
-    case 'migrate':
-      return runMigrations(config);
-    case 'relayer':
-      return relayerCommand(config, rest);
-    case 'admin':
-      return adminCommand(config, rest);
-    default:
-      console.error(USAGE);
-      return command === undefined || command === '--help' ? 0 : 2;
-  }
+Every command takes --help (-h). Configuration comes from the environment
+(PORT, DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL, …; see the README).
+Exit codes: 0 success, 1 failure, 2 usage or configuration error.`;
+
+interface Command {
+  readonly usage: string;
+  readonly run: (args: readonly string[]) => Promise<number>;
 }
 
-function roleOf(args: string[]): 'all' | 'api' | 'worker' {
-  const index = args.indexOf('--role');
-  const role = index === -1 ? 'all' : args[index + 1];
-  if (role !== 'all' && role !== 'api' && role !== 'worker') {
-    console.error('--role must be all, api or worker');
-    process.exit(2);
+/**
+ * Each command, loaded only when named: `ivory --help` and `--version` then
+ * load none of the application (seconds of module loading on a small machine).
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  serve: async () => {
+    const { SERVE_USAGE, serveCommand } = await import('./serve-command.js');
+    return { usage: SERVE_USAGE, run: (args) => serveCommand(loadCliConfig, args) };
+  },
+  migrate: async () => {
+    const { MIGRATE_USAGE, migrateCommand } = await import('./migrate-command.js');
+    return { usage: MIGRATE_USAGE, run: (args) => migrateCommand(loadCliConfig, args) };
+  },
+  // Needs no configuration for deploy: it talks to a chain, not to Ivory's storage.
+  contracts: async () => {
+    const { CONTRACTS_USAGE, contractsCommand } = await import('./contracts-command.js');
+    return { usage: CONTRACTS_USAGE, run: (args) => contractsCommand(args) };
+  },
+  relayer: async () => {
+    const { RELAYER_USAGE, relayerCommand } = await import('./relayer-command.js');
+    return { usage: RELAYER_USAGE, run: (args) => relayerCommand(loadCliConfig, args) };
+  },
+  admin: async () => {
+    const { ADMIN_USAGE, adminCommand } = await import('./admin-command.js');
+    return { usage: ADMIN_USAGE, run: (args) => adminCommand(loadCliConfig, args) };
+  },
+};
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    console.error(USAGE);
+    return 2;
   }
-  return role;
+  if (first === 'help') {
+    if (rest[0] === undefined) {
+      console.log(USAGE);
+      return 0;
+    }
+    const topic = COMMANDS[rest[0]];
+    if (topic === undefined) return unknownCommand(rest[0]);
+    console.log((await topic()).usage);
+    return 0;
+  }
+  if (first.startsWith('-')) return globalFlags(argv);
+  const command = COMMANDS[first];
+  return command === undefined ? unknownCommand(first) : (await command()).run(rest);
 }
 
-async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<number> {
-  const app = await buildApp({ config, runJobs: role !== 'api' });
-  const log = app.server.log;
-  if (app.database.kind === 'embedded') {
-    log.warn(
-      { dataDir: config.dataDir },
-      'embedded storage (PGlite): data survives a process crash but not a power loss (no fsync); use DATABASE_URL with PostgreSQL in production',
-    );
-  }
-  if (role !== 'worker') {
-    await app.server.listen({ port: config.port, host: config.host });
-  }
-  log.info({ role, publicUrl: config.publicUrl }, 'ivory started');
+function unknownCommand(name: string): number {
+  console.error(`ivory: unknown command "${name}" (try: ivory --help)`);
+  return 2;
+}
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'shutting down: finishing in-flight requests');
-      resolve();
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
-  await app.close();
+/** `ivory --help`, `ivory --version`; any other flag before a command is refused. */
+function globalFlags(argv: readonly string[]): number {
+  let values: { help?: boolean; version?: boolean };
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    console.error(`ivory: ${(error as Error).message.split('\n')[0]} (try: ivory --help)`);
+    return 2;
+  }
+  if (values.version === true) {
+    console.log(packageVersion());
+    return 0;
+  }
+  console.log(USAGE);
   return 0;
 }
 
-async function runMigrations(config: Config): Promise<number> {
-  const database = await openConfiguredDatabase(config);
-  try {
-    const applied = await migrate(database.db);
-    console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
-    return 0;
-  } finally {
-    await database.close();
-  }
+function packageVersion(): string {
+  // dist/cli/main.js and src/cli/main.ts both sit two levels below package.json.
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 main(process.argv.slice(2)).then(

@@ -19,7 +19,8 @@ export function parseCommandFlags<Flag extends string>(
   try {
     values = parseArgs({ args: [...args], options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    console.error(`${command}: ${(error as Error).message}`);
+    // One line: some of parseArgs's messages go on with hints over several.
+    console.error(`${command}: ${(error as Error).message.split('\n')[0]}`);
     return { exitCode: 2 };
   }
   if (values.help === true) {

@@ -17,7 +17,8 @@ the current relayer still has payout transactions in flight. The key is read
 from standard input, never from the command line, so it stays out of the
 process list and shell history.`;
 
-export async function relayerCommand(config: Config, args: readonly string[]): Promise<number> {
+/** `loadConfig` runs only once the arguments are valid and no help was asked for. */
+export async function relayerCommand(loadConfig: () => Config | undefined, args: readonly string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === '--help' || sub === '-h') {
     (sub === undefined ? console.error : console.log)(RELAYER_USAGE);
@@ -35,6 +36,8 @@ export async function relayerCommand(config: Config, args: readonly string[]): P
     console.error('ivory relayer import: --chain-id must be a positive integer');
     return 2;
   }
+  const config = loadConfig();
+  if (config === undefined) return 2;
   const privateKey = readPrivateKey('ivory relayer import');
   if (privateKey === undefined) return 2;
   const database = await openConfiguredDatabase(config);

@@ -19,6 +19,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   readonly webhookAllowPrivate: boolean;
   readonly adminToken: string | undefined;
+  /** GET /metrics is served, behind `Authorization: Bearer <METRICS_TOKEN>`, only when this is set. */
+  readonly metricsToken: string | undefined;
   /** OpenID Connect sign-in (GET /auth/google); absent when OIDC_CLIENT_ID is unset. */
   readonly oidc: OidcConfig | undefined;
   /** 32 bytes; absent with embedded storage until generated into DATA_DIR. */
@@ -85,6 +87,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
   }
+  const metricsToken = text(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+  }
   const oidc = oidcConfig(env);
 
   return Object.freeze({
@@ -99,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     adminToken,
+    metricsToken,
     oidc,
     secretKey,
     redisUrl,

@@ -12,6 +12,8 @@ export { fanOutEvent, type FannedOutEvent } from './fan-out-event.js';
 export { describeSchedule, MAX_DELIVERY_ATTEMPTS, RETRY_SCHEDULE_SECONDS } from './retry-schedule.js';
 export { newWebhookSecret, verifyBrandedSignature, SIGNATURE_TOLERANCE_SECONDS } from './signature.js';
 export type { DisabledReason } from './delivery-outcome.js';
+export { webhookAttemptsMetric } from './delivery-metrics.js';
+export { readDeliveryQueue } from './delivery-queue.repository.js';
 export { failPendingDeliveries, lockDeliveryForReplay, requeueDelivery, requeueFailedDeliveries } from './webhook-delivery.repository.js';
 
 /** The delivery worker, built once per app from its context. */

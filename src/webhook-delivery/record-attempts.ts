@@ -1,6 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Tx } from '../platform/database/database.js';
 import { DISABLE_FAILING_AFTER_MS, endpointHealth } from './delivery-outcome.js';
+import { countAttempts } from './delivery-metrics.js';
 import type { SentAttempt } from './send-attempt.js';
 import {
   clearEndpointFailing,
@@ -27,7 +28,7 @@ export async function recordFinishedAttempts(db: Db, clock: Clock, batch: readon
   const now = clock.now();
   const byEndpoint = new Map<string, SentAttempt[]>();
   for (const sent of batch) byEndpoint.set(sent.endpointId, [...(byEndpoint.get(sent.endpointId) ?? []), sent]);
-  return inTransaction(db, async (trx) => {
+  const disabledEndpoints = await inTransaction(db, async (trx) => {
     await relaxDurability(trx);
     await recordAttempts(
       trx,
@@ -41,6 +42,9 @@ export async function recordFinishedAttempts(db: Db, clock: Clock, batch: readon
     }
     return disabled;
   });
+  // After the commit: a batch rolled back and retried is counted once.
+  countAttempts(batch);
+  return disabledEndpoints;
 }
 
 async function applyHealth(trx: Tx, endpointId: string, attempts: readonly SentAttempt[], now: Date): Promise<'gone' | 'failing' | undefined> {

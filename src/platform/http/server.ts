@@ -7,6 +7,8 @@ import { meetsMfaRequirement, principalBucket } from './principal.js';
 import { enforceCsrf, readSessionCookie, type SessionCookieSettings } from './session-cookie.js';
 import type { RateLimiter } from './rate-limit.js';
 import { readIdempotencyKey } from './idempotency.js';
+import { loggerOptions } from '../logging.js';
+import { requestIdOf } from './request-id.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -65,10 +67,10 @@ const LEGACY_PREFIX = `${API_PREFIX}/projects`;
  */
 export function createHttpCore(options: HttpCoreOptions): IvoryServer {
   const app = Fastify({
-    logger: {
-      level: options.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'],
-    },
+    logger: loggerOptions(options.logLevel),
+    // Every request log line carries `reqId`: the caller's X-Request-Id when it is sane, else a new one.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     return503OnClosing: true,
@@ -77,7 +79,7 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
     routerOptions: { maxParamLength: 512 },
     // Errors Fastify raises before routing (a bad percent-escape, an overlong
     // parameter) would otherwise answer in Fastify's own shape, not SPEC's.
-    frameworkErrors: (error, _request, reply) => sendFrameworkError(error, reply as unknown as FastifyReply),
+    frameworkErrors: (error, request, reply) => sendFrameworkError(error, reply.header('X-Request-Id', request.id) as unknown as FastifyReply),
     forceCloseConnections: 'idle',
     // Legacy `/projects` routes are aliases of `/shops` (SPEC "Versioning"):
     // rewritten before routing, so they share handlers and idempotency scope.
@@ -101,6 +103,9 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
   // as json_content_type_required instead of reaching validation.
   app.removeContentTypeParser('text/plain');
 
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
   app.addHook('onRequest', async (request, reply) => {
     const auth = request.routeOptions.config.auth;
     const credential = credentialOf(request, auth, options.sessionCookie);

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// Issue 13 item 3: `npm start` on a built tree (test/global-setup.ts builds dist/ and stamps it),
+// stopped by SIGTERM to npm or by Ctrl-C (SIGINT to the whole process group, as a terminal sends it).
+const root = path.resolve(import.meta.dirname, '../..');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-start-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+interface Started {
+  readonly npm: ChildProcess;
+  readonly port: number;
+  readonly msToHealthy: number;
+  output(): string;
+}
+
+async function npmStart(): Promise<Started> {
+  const port = await freePort();
+  const began = performance.now();
+  // Its own process group, so that a test can signal the group as a terminal's Ctrl-C does.
+  const npm = spawn('npm', ['start'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // Generous: on a machine shared with parallel test runs a start can take minutes of wall time.
+  while (performance.now() - began < 240_000 && npm.exitCode === null) {
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+    if (health?.status === 200) return { npm, port, msToHealthy: performance.now() - began, output: () => output };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // Never leave a half-started server holding the data directory for the next test.
+  if (npm.exitCode === null) process.kill(-(npm.pid as number), 'SIGKILL');
+  throw new Error(`npm start never answered /healthz:\n${output}`);
+}
+
+/** The JSON log records among npm's own lines (stdout is not a terminal, so the server logs JSON). */
+function records(output: string): { msg: string; pid: number; [key: string]: unknown }[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; pid: number });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function stopAndCheck(started: Started, stop: () => void): Promise<void> {
+  const exited = new Promise<number | null>((resolve) => started.npm.on('exit', (code) => resolve(code)));
+  const serverPid = records(started.output()).find((record) => record.msg.startsWith('ivory started'))?.pid;
+  expect(serverPid).toBeTypeOf('number');
+  stop();
+  await exited;
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const logged = records(started.output());
+  expect(logged.at(-1)?.msg).toBe('ivory stopped');
+  expect(alive(serverPid as number), 'the node server outlived npm').toBe(false);
+  expect(fs.existsSync(path.join(dataDir, 'ivory.lock'))).toBe(false);
+  await expect(fetch(`http://127.0.0.1:${started.port}/healthz`)).rejects.toThrow();
+}
+
+/** Whatever a failed assertion left running is killed, so that no test leaves a server behind. */
+async function withStarted(test: (started: Started) => Promise<void>): Promise<void> {
+  const started = await npmStart();
+  try {
+    await test(started);
+  } finally {
+    if (started.npm.exitCode === null && started.npm.signalCode === null) process.kill(-(started.npm.pid as number), 'SIGKILL');
+  }
+}
+
+describe('npm start (issue 13 item 3)', () => {
+  it('logs the storage with its data directory, the migrations applied and the listening URL, and stops on Ctrl-C (SIGINT to the process group)', async () => {
+    await withStarted(async (started) => {
+      const logged = records(started.output());
+      expect(logged.find((record) => record.msg.startsWith('storage:'))).toMatchObject({ storage: 'pglite', dataDir });
+      expect(logged.find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual(
+        fs.readdirSync(path.join(root, 'migrations')).filter((name) => name.endsWith('.sql')).sort(),
+      );
+      expect(logged.find((record) => record.msg.startsWith('ivory started'))).toMatchObject({ url: `http://127.0.0.1:${started.port}` });
+      // npm forwards the signal too, so the server gets SIGINT twice: the second must not cut its stop short.
+      await stopAndCheck(started, () => process.kill(-(started.npm.pid as number), 'SIGINT'));
+    });
+  }, 300_000);
+
+  it('on a built tree skips the build, answers /healthz within 5 s on an idle machine, and stops on SIGTERM to npm', async () => {
+    await withStarted(async (started) => {
+      expect(started.output()).toContain('build: dist/ is up to date');
+      expect(records(started.output()).find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual([]);
+      // Two cores shared with parallel test runs make wall time meaningless under load; the bound holds when the machine is not overloaded.
+      console.warn(`npm start → /healthz: ${Math.round(started.msToHealthy)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
+      if ((os.loadavg()[0] ?? 0) < os.cpus().length) expect(started.msToHealthy).toBeLessThan(5_000);
+      // Every request log line carries the request id, the caller's own when it sends a sane one.
+      const probe = await fetch(`http://127.0.0.1:${started.port}/healthz`, { headers: { 'x-request-id': 'start-stop-probe' } });
+      expect(probe.headers.get('x-request-id')).toBe('start-stop-probe');
+      const probeLines = () => records(started.output()).filter((record) => record.reqId === 'start-stop-probe');
+      for (let waited = 0; probeLines().length < 2 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(probeLines().map((record) => record.msg)).toEqual(['incoming request', 'request completed']);
+      const requestLines = records(started.output()).filter((record) => record.req !== undefined || record.res !== undefined);
+      expect(requestLines.every((record) => typeof record.reqId === 'string')).toBe(true);
+      await stopAndCheck(started, () => started.npm.kill('SIGTERM'));
+    });
+  }, 300_000);
+});
