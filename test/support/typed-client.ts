@@ -31,7 +31,7 @@ const rewritten = JSON.parse(JSON.stringify(document).replaceAll('"#/components/
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema({ $id: 'components', $defs: rewritten.components.schemas });
 
-const conformsToDocument: Middleware = {
+export const conformsToDocument: Middleware = {
   async onResponse({ request, response, schemaPath }) {
     const where = `${request.method} ${schemaPath} → ${response.status}`;
     const operation = rewritten.paths[schemaPath]?.[request.method.toLowerCase()];
