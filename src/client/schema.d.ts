@@ -1139,6 +1139,13 @@ export interface components {
                 };
             };
         };
+        Identity: {
+            /** Format: uuid */
+            id: string;
+            /** @description wallet, email or google */
+            provider: string;
+            label: string;
+        };
         Issuance: {
             /** Format: uuid */
             id: string;
@@ -1247,9 +1254,57 @@ export interface components {
             minimum_payment: string;
             family: string;
         };
+        NetworkStatus: {
+            chain_id: number;
+            name: string;
+            relayer_address: string;
+            relayer_balance: string | null;
+            payouts_waiting_gas: number;
+            head_block: number | null;
+            last_scanned_block: number | null;
+            confirmations: number;
+        };
+        Payment: {
+            id: string;
+            type: string;
+            issuance_id: string;
+            public_id: string;
+            chain_id: number;
+            token: string;
+            token_decimals: number;
+            amount: string;
+            amount_decimal: string;
+            status: string;
+            disposition: string | null;
+            tx_hash: string | null;
+            fee: string | null;
+            to_recipient: string | null;
+            to_operator: string | null;
+            created_at: string;
+        };
+        Profile: {
+            display_name: string;
+            preferences: {
+                theme: "dark" | "light" | "system";
+                language: "en" | "ru";
+            };
+            /** @description Empty, or an inline PNG data URL. */
+            avatar_url: string;
+            /** Format: date-time */
+            created_at: string;
+        };
         Recipient: {
             /** @description Empty until set. */
             address: string;
+        };
+        SecuritySummary: {
+            totp: boolean;
+            passkeys: {
+                id: string;
+                name: string;
+                /** Format: date-time */
+                created_at: string;
+            }[];
         };
         Shop: {
             id: string;
@@ -1471,22 +1526,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Live networks: relayer balance, scan progress, payouts waiting for gas */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        chain_id: number;
-                        name: string;
-                        relayer_address: string;
-                        relayer_balance: string | null;
-                        payouts_waiting_gas: number;
-                        head_block: number | null;
-                        last_scanned_block: number | null;
-                        confirmations: number;
-                    }[];
+                    "application/json": components["schemas"]["NetworkStatus"][];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1831,7 +1877,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Send a one-time sign-in code by e-mail */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1869,7 +1915,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Exchange an e-mailed code for a session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1907,23 +1953,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Read the profile */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        display_name: string;
-                        preferences: {
-                            theme: "dark" | "light" | "system";
-                            language: "en" | "ru";
-                        };
-                        /** @description Empty, or an inline PNG data URL. */
-                        avatar_url: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1954,23 +1990,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Change display name or preferences (no Idempotency-Key) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        display_name: string;
-                        preferences: {
-                            theme: "dark" | "light" | "system";
-                            language: "en" | "ru";
-                        };
-                        /** @description Empty, or an inline PNG data URL. */
-                        avatar_url: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1997,7 +2023,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Upload an avatar (PNG or JPEG, base64) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2026,19 +2052,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description List sign-in methods linked to the account */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description wallet, email or google */
-                        provider: string;
-                        label: string;
-                    }[];
+                    "application/json": components["schemas"]["Identity"][];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2058,7 +2078,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Remove a sign-in method (never the last one) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2149,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Revoke the current session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2235,7 +2255,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Start TOTP enrollment; returns a setup URI */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,7 +2291,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Pass the TOTP second factor, or confirm enrollment */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,7 +2335,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Pass the second factor with a recovery code */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2352,7 +2372,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Check whether the session meets the fresh-authentication window */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2381,21 +2401,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Which second factors the user has */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        totp: boolean;
-                        passkeys: {
-                            id: string;
-                            name: string;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SecuritySummary"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2422,7 +2434,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Begin registering or verifying a passkey */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2490,7 +2502,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Complete a passkey ceremony */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,7 +2553,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Remove a passkey */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2580,7 +2592,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Rename a passkey */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2645,7 +2657,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The identity provider returns the browser here */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,7 +2701,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description List enabled networks and their ready tokens */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2769,7 +2781,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description List the merchant's shops */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2859,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Read a shop */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2922,7 +2934,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Fee and sweep terms per network */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3881,31 +3893,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Payment history, newest first, by cursor */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            type: string;
-                            issuance_id: string;
-                            public_id: string;
-                            chain_id: number;
-                            token: string;
-                            token_decimals: number;
-                            amount: string;
-                            amount_decimal: string;
-                            status: string;
-                            disposition: string | null;
-                            tx_hash: string | null;
-                            fee: string | null;
-                            to_recipient: string | null;
-                            to_operator: string | null;
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["Payment"][];
                         next_cursor: string | null;
                     };
                 };
@@ -3957,7 +3952,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Read the public view of an invoice or deposit */
             200: {
                 headers: {
                     [name: string]: unknown;

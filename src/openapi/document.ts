@@ -179,6 +179,8 @@ function completeDocument(document: Json): Json {
       delete operation[META];
       if (meta.idempotent) operation.parameters = [...((operation.parameters as Json[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
       const responses = operation.responses as Json;
+      // The plugin's placeholder for a schema without a description says nothing; the summary does.
+      for (const answer of Object.values(responses) as Json[]) if (answer.description === 'Default Response') answer.description = operation.summary;
       for (const status of meta.errors) {
         responses[String(status)] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[status]?.name}` };
       }

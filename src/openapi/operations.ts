@@ -126,11 +126,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       summary: 'Describe the caller: a session user with its CSRF token, or an API key',
       answer: json(200, 'The principal.', R.Principal),
     },
-    'GET /profile': { id: 'getProfile', summary: 'Read the profile' },
-    'PATCH /profile': { id: 'updateProfile', summary: 'Change display name or preferences (no Idempotency-Key)' },
-    'GET /profile/security': { id: 'getSecuritySummary', summary: 'Which second factors the user has' },
+    'GET /profile': { id: 'getProfile', summary: 'Read the profile', names: { '': 'Profile' } },
+    'PATCH /profile': { id: 'updateProfile', summary: 'Change display name or preferences (no Idempotency-Key)', names: { '': 'Profile' } },
+    'GET /profile/security': { id: 'getSecuritySummary', summary: 'Which second factors the user has', names: { '': 'SecuritySummary' } },
     'POST /profile/avatar': { id: 'setAvatar', summary: 'Upload an avatar (PNG or JPEG, base64)' },
-    'GET /identities': { id: 'listIdentities', summary: 'List sign-in methods linked to the account' },
+    'GET /identities': { id: 'listIdentities', summary: 'List sign-in methods linked to the account', names: { '/items': 'Identity' } },
     'DELETE /identities/{id}': { id: 'unlinkIdentity', summary: 'Remove a sign-in method (never the last one)' },
     'POST /onboarding': {
       id: 'completeOnboarding',
@@ -316,7 +316,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     },
   }),
   ...tagged(PAYMENTS, {
-    'GET /shops/{shop_id}/payments': { id: 'listPayments', summary: 'Payment history, newest first, by cursor' },
+    'GET /shops/{shop_id}/payments': { id: 'listPayments', summary: 'Payment history, newest first, by cursor', names: { '/properties/data/items': 'Payment' } },
     'GET /shops/{shop_id}/export.csv': {
       id: 'exportPayments',
       summary: 'Payment history as CSV, for accounting',
@@ -324,7 +324,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     },
   }),
   ...tagged(OPERATOR, {
-    'GET /admin/v1/networks': { id: 'adminListNetworks', summary: 'Live networks: relayer balance, scan progress, payouts waiting for gas' },
+    'GET /admin/v1/networks': {
+      id: 'adminListNetworks',
+      summary: 'Live networks: relayer balance, scan progress, payouts waiting for gas',
+      names: { '/items': 'NetworkStatus' },
+    },
     'GET /admin/v1/merchants/{id}': {
       id: 'adminGetMerchant',
       summary: 'Read a merchant with its standing, limits and fees',
