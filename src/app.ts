@@ -24,6 +24,7 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './platfor
 import { API_PREFIX, createHttpCore, type IvoryServer } from './platform/http/server.js';
 import { sessionCookieSettings } from './platform/http/session-cookie.js';
 import { modules } from './modules.js';
+import { openApiOptions } from './openapi/index.js';
 import { startLiveChains } from './live-chains.js';
 import { registerMetrics } from './operations.js';
 
@@ -94,14 +95,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     log: server.log,
   };
 
-  await server.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: `${config.brand} API`, version: '1' },
-      servers: [{ url: `${config.publicUrl}${API_PREFIX}` }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await server.register(swagger, openApiOptions({ brand: config.brand, publicUrl: config.publicUrl }));
   await server.register(async (root) => healthRoutes(root, { db: database.db }));
   await server.register(
     async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue }),
@@ -117,7 +111,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const jobs: Job[] = [...live.evm.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
   await server.register(
     async (api) => {
-      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => server.swagger());
+      api.get('/openapi.json', { config: { auth: 'none' } }, async () => server.swagger());
       for (const module of modules) {
         if (module.routes !== undefined) await api.register(async (scope) => module.routes?.(scope, context));
         if (module.resolvePrincipal !== undefined) resolvePrincipal = module.resolvePrincipal(context);

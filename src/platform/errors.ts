@@ -91,6 +91,9 @@ const STATUS_BY_CODE = {
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;
 
+/** Every code, for the OpenAPI document's error schema. */
+export const ERROR_CODES = Object.keys(STATUS_BY_CODE) as ErrorCode[];
+
 export class IvoryError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;

@@ -3,12 +3,14 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { typedClient } from '../support/typed-client.js';
 import { drainJob, deliveryJob, startReceiver, type Receiver } from './webhooks-helpers.js';
 
 // The platform issue's "Done when": an agent goes from a fresh wallet to a working API key
 // using only HTTP, over a real listener; then the lifecycle and webhooks issues' journey:
 // invoice → address → payer pays in two parts (sandbox) → funded → settled, and the merchant's
-// receiver gets every event, signed.
+// receiver gets every event, signed. Every call goes through the typed client generated from the
+// OpenAPI document, and every answer is checked against that document (test/support/typed-client.ts).
 
 let app: TestApp;
 let base: string;
@@ -26,88 +28,104 @@ afterAll(async () => {
 });
 
 let keyCounter = 0;
-async function call(method: string, path: string, token: string | null, body?: unknown) {
-  const headers: Record<string, string> = {};
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  if (method !== 'GET') headers['idempotency-key'] = `journey-${(keyCounter += 1)}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- untyped JSON answers, as a black-box client sees them
-}
+const newKey = () => ({ 'Idempotency-Key': `journey-${(keyCounter += 1)}` });
 
 describe('an agent with a fresh wallet, using only HTTP', () => {
   it('signs in, onboards, creates a shop and a key, takes a payment and receives its webhooks', async () => {
     const wallet = privateKeyToAccount(generatePrivateKey());
+    const anonymous = typedClient(base, null);
 
-    const networks = await call('GET', '/networks', null);
-    expect(networks.status).toBe(200);
-    const evm = (networks.body as unknown as { chain_id: number; family?: string }[]).find((network) => (network.family ?? 'evm') === 'evm');
+    const networks = await anonymous.GET('/networks');
+    expect(networks.response.status).toBe(200);
+    const evm = networks.data?.find((network) => (network.family ?? 'evm') === 'evm');
     expect(evm).toBeDefined();
 
-    const challenge = await call('POST', '/auth/wallet/challenge', null, { address: wallet.address, chain_id: 8453 });
-    expect(challenge.status).toBe(200);
-    const signature = await wallet.signMessage({ message: challenge.body.message });
-    const session = await call('POST', '/auth/wallet/verify', null, { challenge_id: challenge.body.challenge_id, signature });
-    expect(session.status).toBe(200);
-    expect(session.body.user.onboarding_required).toBe(true);
-    const sessionToken: string = session.body.token;
+    const challenge = await anonymous.POST('/auth/wallet/challenge', { body: { address: wallet.address, chain_id: 8453 } });
+    expect(challenge.response.status).toBe(200);
+    const signature = await wallet.signMessage({ message: challenge.data!.message });
+    const session = await anonymous.POST('/auth/wallet/verify', { body: { challenge_id: challenge.data!.challenge_id, signature } });
+    expect(session.response.status).toBe(200);
+    expect(session.data!.user.onboarding_required).toBe(true);
+    const agent = typedClient(base, session.data!.token);
 
-    expect((await call('POST', '/onboarding', sessionToken, { name: 'Agent Co', email: 'agent@example.com' })).status).toBe(201);
-    const me = await call('GET', '/me', sessionToken);
-    expect(me.body.user.onboarding_required).toBe(false);
-    expect(typeof me.body.csrf).toBe('string');
+    const onboarded = await agent.POST('/onboarding', { params: { header: newKey() }, body: { name: 'Agent Co', email: 'agent@example.com' } });
+    expect(onboarded.response.status).toBe(201);
+    const me = (await agent.GET('/me')).data!;
+    expect('user' in me && me.user.onboarding_required).toBe(false);
+    expect('csrf' in me && typeof me.csrf).toBe('string');
 
-    const merchants = await call('GET', '/merchants', sessionToken);
-    expect(merchants.body).toHaveLength(1);
-    const merchantId: string = (merchants.body as unknown as { id: string }[])[0]!.id;
+    const merchants = (await agent.GET('/merchants')).data!;
+    expect(merchants).toHaveLength(1);
+    const merchantId = merchants[0]!.id;
 
-    const shop = await call('POST', `/merchants/${merchantId}/shops`, sessionToken, { name: 'Agent sandbox', sandbox: true });
-    expect(shop.status).toBe(201);
-    const shopId: string = shop.body.id;
-    expect((await call('GET', `/shops/${shopId}/terms`, sessionToken)).status).toBe(200);
-
-    const key = await call('POST', `/shops/${shopId}/keys`, sessionToken, { name: 'agent', scopes: ['read', 'write'], allowed_ips: ['127.0.0.1/32', '::1'] });
-    expect(key.status).toBe(201);
-    const apiKey: string = key.body.token;
-    expect(apiKey.startsWith('ivk_')).toBe(true);
-
-    const keyMe = await call('GET', '/me', apiKey);
-    expect(keyMe.status).toBe(200);
-    expect(keyMe.body.csrf).toBeUndefined();
-
-    const endpoint = await call('POST', `/shops/${shopId}/webhooks`, apiKey, { url: receiver.url, filters: ['transfer', 'invoice'] });
-    expect(endpoint.status).toBe(201);
-    const secret: string = endpoint.body.secret;
-
-    const invoice = await call('POST', `/shops/${shopId}/invoices`, apiKey, {
-      chain_id: 8453,
-      token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-      amount: '100000000',
-      external_id: 'order-1',
+    const shop = await agent.POST('/merchants/{merchant_id}/shops', {
+      params: { path: { merchant_id: merchantId }, header: newKey() },
+      body: { name: 'Agent sandbox', sandbox: true },
     });
-    expect(invoice.status).toBe(202);
-    expect(invoice.body.status).toBe('registering');
-    await app.jobs.drain();
-    const opened = await call('GET', `/shops/${shopId}/issuances/${invoice.body.id}`, apiKey);
-    expect(opened.body.status).toBe('open');
-    expect(opened.body.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(shop.response.status).toBe(201);
+    const shopId = shop.data!.id;
+    expect((await agent.GET('/shops/{shop_id}/terms', { params: { path: { shop_id: shopId } } })).response.status).toBe(200);
 
-    const publicId = String(opened.body.payment_url).split('/').pop();
-    const checkout = await call('GET', `/checkout/${publicId}`, null);
-    expect(checkout.status).toBe(200);
-    expect(checkout.body.address).toBe(opened.body.address);
+    const key = await agent.POST('/shops/{shop_id}/keys', {
+      params: { path: { shop_id: shopId }, header: newKey() },
+      body: { name: 'agent', scopes: ['read', 'write'], allowed_ips: ['127.0.0.1/32', '::1'] },
+    });
+    expect(key.response.status).toBe(201);
+    const apiKey = key.data!.token;
+    expect(apiKey.startsWith('ivk_')).toBe(true);
+    const keyed = typedClient(base, apiKey);
+
+    const keyMe = await keyed.GET('/me');
+    expect(keyMe.response.status).toBe(200);
+    expect(keyMe.data).not.toHaveProperty('csrf');
+
+    const endpoint = await keyed.POST('/shops/{shop_id}/webhooks', {
+      params: { path: { shop_id: shopId }, header: newKey() },
+      body: { url: receiver.url, filters: ['transfer', 'invoice'] },
+    });
+    expect(endpoint.response.status).toBe(201);
+    const secret = endpoint.data!.secret;
+
+    const invoice = await keyed.POST('/shops/{shop_id}/invoices', {
+      params: { path: { shop_id: shopId }, header: newKey() },
+      body: { chain_id: 8453, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '100000000', external_id: 'order-1' },
+    });
+    expect(invoice.response.status).toBe(202);
+    expect(invoice.data!.status).toBe('registering');
+    const invoiceId = invoice.data!.id;
+    const issuance = { params: { path: { shop_id: shopId, id: invoiceId } } };
+    await app.jobs.drain();
+    const opened = (await keyed.GET('/shops/{shop_id}/issuances/{id}', issuance)).data!;
+    expect(opened.status).toBe('open');
+    expect('address' in opened && opened.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    const publicId = opened.payment_url.split('/').pop()!;
+    const checkout = await anonymous.GET('/checkout/{public_id}', { params: { path: { public_id: publicId } } });
+    expect(checkout.response.status).toBe(200);
+    expect(checkout.data && 'address' in checkout.data && checkout.data.address).toBe('address' in opened && opened.address);
 
     for (const amount of ['40000000', '60000000']) {
-      const paid = await call('POST', `/shops/${shopId}/sandbox/simulate`, apiKey, { issuance_id: invoice.body.id, kind: 'transfer.confirmed', amount });
-      expect(paid.status).toBeLessThan(300);
+      const paid = await keyed.POST('/shops/{shop_id}/sandbox/simulate', {
+        params: { path: { shop_id: shopId }, header: newKey() },
+        body: { issuance_id: invoiceId, kind: 'transfer.confirmed', amount },
+      });
+      expect(paid.response.status).toBe(200);
     }
-    const funded = await call('GET', `/shops/${shopId}/issuances/${invoice.body.id}`, apiKey);
-    expect(funded.body.status).toBe('funded');
-    expect(funded.body.received).toBe('100000000');
+    const funded = (await keyed.GET('/shops/{shop_id}/issuances/{id}', issuance)).data!;
+    expect(funded.status).toBe('funded');
+    expect('received' in funded && funded.received).toBe('100000000');
 
-    const closed = await call('POST', `/shops/${shopId}/sandbox/simulate`, apiKey, { issuance_id: invoice.body.id, kind: 'invoice.closed', amount: '0' });
-    expect(closed.status).toBeLessThan(300);
-    expect((await call('GET', `/shops/${shopId}/issuances/${invoice.body.id}`, apiKey)).body.status).toBe('settled');
+    const closed = await keyed.POST('/shops/{shop_id}/sandbox/simulate', {
+      params: { path: { shop_id: shopId }, header: newKey() },
+      body: { issuance_id: invoiceId, kind: 'invoice.closed', amount: '0' },
+    });
+    expect(closed.response.status).toBe(200);
+    expect((await keyed.GET('/shops/{shop_id}/issuances/{id}', issuance)).data!.status).toBe('settled');
+
+    // An error answer comes back typed, in the SPEC envelope.
+    const refused = await anonymous.GET('/shops/{shop_id}/issuances/{id}', issuance);
+    expect(refused.response.status).toBe(401);
+    expect(refused.error?.error.code).toBe('unauthorized');
 
     await drainJob(deliveryJob(app));
     const types = receiver.received.map((request) => JSON.parse(request.body.toString()).type);
@@ -120,7 +138,7 @@ describe('an agent with a fresh wallet, using only HTTP', () => {
       };
       expect(request.headers['ivory-event-id']).toBe(event.id);
       expect(event.data.external_id).toBe('order-1');
-      expect(event.data.issuance_id).toBe(invoice.body.id);
+      expect(event.data.issuance_id).toBe(invoiceId);
     }
   });
 });

@@ -1,0 +1,363 @@
+import { Type, type TSchema } from 'typebox';
+import { PublicNetworkSchema } from '../catalogue/index.js';
+import * as R from './records.js';
+
+/**
+ * What the route files do not say about each operation, in one place (so that
+ * modules stay free of documentation wiring): its operationId, summary and tag,
+ * the success answer of routes that declare no response schema, and the names
+ * of the records in its answer. Keyed by `METHOD path`, with the path as the
+ * document writes it: relative to {base_url} for API routes, from the server
+ * root for the others (`/healthz`, `/admin/v1/...`). Security, the
+ * Idempotency-Key header and the error answers are derived from each route's
+ * own config (see document.ts); a test fails when a route has no entry here.
+ */
+export interface OperationDoc {
+  readonly id: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** The success answer, for a route whose schema declares none. */
+  readonly answer?: Answer;
+  /**
+   * Component names for parts of the success answer's schema, by JSON pointer
+   * inside it (`''` the whole, `/items` an array's element, `/then`, `/anyOf/0`).
+   */
+  readonly names?: Readonly<Record<string, string>>;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly description: string;
+  /** A JSON body; absent with `mediaType`, or for an answer without a body (a redirect). */
+  readonly schema?: TSchema;
+  /** A non-JSON body (image bytes, CSV). */
+  readonly mediaType?: string;
+}
+
+export interface TagDoc {
+  readonly name: string;
+  readonly description: string;
+}
+
+const json = (status: number, description: string, schema: TSchema): Answer => ({ status, description, schema });
+
+type Group = Readonly<Record<string, OperationDoc>>;
+
+function tagged(tag: TagDoc, operations: Group): Record<string, OperationDoc & { readonly tag: string }> {
+  return Object.fromEntries(Object.entries(operations).map(([key, operation]) => [key, { ...operation, tag: tag.name }]));
+}
+
+const ISSUANCE_NAMES = { '/anyOf/0': 'Issuance', '/anyOf/1': 'IssuanceGroup' };
+const CHECKOUT_NAMES = { '/then': 'CheckoutGroup', '/else': 'Checkout' };
+
+const MerchantNetwork = Type.Object({ ...PublicNetworkSchema.properties, wallet_bridge: Type.Optional(Type.Boolean()) });
+
+export const TAGS: readonly TagDoc[] = [
+  { name: 'Public', description: 'No credentials: the network catalogue, the checkout view, images, health.' },
+  { name: 'Sign-in', description: 'Sessions for agents (wallet signature) and people (e-mail code, identity provider), and second factors.' },
+  { name: 'Account', description: 'The signed-in principal, profile, identities and onboarding. Session only, except GET /me.' },
+  { name: 'Merchants and shops', description: 'Merchants, their shops, payout recipients and fee terms.' },
+  { name: 'API keys', description: 'Shop API keys (`ivk_`). Session only: a key never manages keys.' },
+  { name: 'Invoices and deposits', description: 'Issuances: one-time invoices and reusable deposit addresses, single or grouped.' },
+  { name: 'Webhooks', description: 'Endpoints, the event list, the delivery log, replay and recovery.' },
+  { name: 'Sandbox', description: 'Simulated payment events on a sandbox shop, through the real ledger.' },
+  { name: 'Payments', description: 'Payment history of a shop, as JSON pages or CSV.' },
+  { name: 'Operator', description: 'The operator API under {root_url}/admin/v1: exists only when ADMIN_TOKEN is configured (404 otherwise).' },
+];
+
+const [PUBLIC, SIGN_IN, ACCOUNT, MERCHANTS, KEYS, ISSUANCES, WEBHOOKS, SANDBOX, PAYMENTS, OPERATOR] = TAGS as [
+  TagDoc, TagDoc, TagDoc, TagDoc, TagDoc, TagDoc, TagDoc, TagDoc, TagDoc, TagDoc,
+];
+
+export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: string }>> = {
+  ...tagged(PUBLIC, {
+    'GET /networks': { id: 'listNetworks', summary: 'List enabled networks and their ready tokens', names: { '/items': 'Network' } },
+    'GET /checkout/{public_id}': { id: 'getCheckout', summary: 'Read the public view of an invoice or deposit', names: CHECKOUT_NAMES },
+    'GET /assets/{id}': {
+      id: 'getBrandingAsset',
+      summary: 'Download a branding image',
+      answer: { status: 200, description: 'The PNG bytes; immutable, cacheable.', mediaType: 'image/png' },
+    },
+    'GET /token-icons/{chain_id}/{token}/{hash}': {
+      id: 'getTokenIcon',
+      summary: 'Download a token icon by its content hash',
+      answer: { status: 200, description: 'The icon bytes (usually SVG).', mediaType: 'image/svg+xml' },
+    },
+    'GET /healthz': {
+      id: 'getHealth',
+      summary: 'Health check, outside the versioned path',
+      answer: json(200, 'The server is up.', Type.Object({ status: Type.Literal('ok') })),
+    },
+    'GET /openapi.json': {
+      id: 'getOpenApiDocument',
+      summary: 'This OpenAPI document',
+      answer: json(200, 'The OpenAPI 3.1 document.', Type.Object({}, { additionalProperties: true })),
+    },
+  }),
+  ...tagged(SIGN_IN, {
+    'POST /auth/wallet/challenge': {
+      id: 'createWalletChallenge',
+      summary: 'Request a message for an agent wallet to sign',
+      description: 'Agents only: a request carrying an `Origin` header answers 403 `wallet_sign_in_agents_only`.',
+      answer: json(200, 'A short-lived, single-use challenge.', R.WalletChallenge),
+    },
+    'POST /auth/wallet/verify': {
+      id: 'verifyWalletChallenge',
+      summary: 'Exchange a signed challenge for a session',
+      answer: json(200, 'A session bearer token.', R.WalletSession),
+    },
+    'POST /auth/email/start': { id: 'startEmailSignIn', summary: 'Send a one-time sign-in code by e-mail' },
+    'POST /auth/email/verify': { id: 'verifyEmailSignIn', summary: 'Exchange an e-mailed code for a session' },
+    'GET /auth/google': { id: 'startIdentityProviderSignIn', summary: 'Redirect a browser to the identity provider' },
+    'GET /auth/google/callback': { id: 'finishIdentityProviderSignIn', summary: 'The identity provider returns the browser here' },
+    'POST /auth/logout': { id: 'signOut', summary: 'Revoke the current session' },
+    'POST /auth/totp/enroll': { id: 'enrollTotp', summary: 'Start TOTP enrollment; returns a setup URI' },
+    'POST /auth/totp/verify': { id: 'verifyTotp', summary: 'Pass the TOTP second factor, or confirm enrollment' },
+    'POST /auth/recovery': { id: 'redeemRecoveryCode', summary: 'Pass the second factor with a recovery code' },
+    'POST /auth/confirm': { id: 'confirmFreshSession', summary: 'Check whether the session meets the fresh-authentication window' },
+    'POST /auth/passkeys/begin': { id: 'beginPasskeyCeremony', summary: 'Begin registering or verifying a passkey' },
+    'POST /auth/passkeys/finish/{id}': { id: 'finishPasskeyCeremony', summary: 'Complete a passkey ceremony' },
+    'PATCH /auth/passkeys/{id}': { id: 'renamePasskey', summary: 'Rename a passkey' },
+    'DELETE /auth/passkeys/{id}': { id: 'removePasskey', summary: 'Remove a passkey' },
+  }),
+  ...tagged(ACCOUNT, {
+    'GET /me': {
+      id: 'getMe',
+      summary: 'Describe the caller: a session user with its CSRF token, or an API key',
+      answer: json(200, 'The principal.', R.Principal),
+    },
+    'GET /profile': { id: 'getProfile', summary: 'Read the profile', names: { '': 'Profile' } },
+    'PATCH /profile': { id: 'updateProfile', summary: 'Change display name or preferences (no Idempotency-Key)', names: { '': 'Profile' } },
+    'GET /profile/security': { id: 'getSecuritySummary', summary: 'Which second factors the user has', names: { '': 'SecuritySummary' } },
+    'POST /profile/avatar': { id: 'setAvatar', summary: 'Upload an avatar (PNG or JPEG, base64)' },
+    'GET /identities': { id: 'listIdentities', summary: 'List sign-in methods linked to the account', names: { '/items': 'Identity' } },
+    'DELETE /identities/{id}': { id: 'unlinkIdentity', summary: 'Remove a sign-in method (never the last one)' },
+    'POST /onboarding': {
+      id: 'completeOnboarding',
+      summary: 'Create the first merchant and its owner grant',
+      description: '201 on first submission, 200 when repeated.',
+      answer: json(201, 'Onboarding completed (200 when it already was).', R.OnboardingAnswer),
+    },
+  }),
+  ...tagged(MERCHANTS, {
+    'GET /merchants': {
+      id: 'listMerchants',
+      summary: 'List the merchants the caller can act for',
+      answer: json(200, 'An API key sees only its own merchant.', Type.Array(R.Merchant)),
+      names: { '/items': 'Merchant' },
+    },
+    'POST /merchants': {
+      id: 'createMerchant',
+      summary: 'Always refused (403 forbidden); kept for compatibility',
+      description: 'Merchants are created by POST /onboarding.',
+    },
+    'GET /merchants/{merchant_id}/networks': {
+      id: 'listMerchantNetworks',
+      summary: 'The catalogue filtered by the merchant\'s policy',
+      answer: json(200, 'Networks available to this merchant.', Type.Array(MerchantNetwork)),
+      names: { '/items': 'MerchantNetwork' },
+    },
+    'GET /merchants/{merchant_id}/shops': { id: 'listShops', summary: 'List the merchant\'s shops', names: { '/items': 'Shop' } },
+    'POST /merchants/{merchant_id}/shops': {
+      id: 'createShop',
+      summary: 'Create a live or sandbox shop',
+      answer: json(201, 'The shop.', Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: true })),
+    },
+    'GET /shops/{shop_id}': { id: 'getShop', summary: 'Read a shop', names: { '': 'Shop' } },
+    'PATCH /shops/{shop_id}': {
+      id: 'updateShop',
+      summary: 'Change a shop\'s name, recipient, delegate or payout targets',
+      answer: json(200, 'The shop.', Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: true })),
+    },
+    'GET /shops/{shop_id}/terms': { id: 'getShopTerms', summary: 'Fee and sweep terms per network', names: { '/items': 'ShopTerms' } },
+    'GET /shops/{shop_id}/solana-recipient': {
+      id: 'getSolanaRecipient',
+      summary: 'Read the Solana payout recipient',
+      answer: json(200, 'Empty until set.', R.Recipient),
+      names: { '': 'Recipient' },
+    },
+    'PUT /shops/{shop_id}/solana-recipient': {
+      id: 'setSolanaRecipient',
+      summary: 'Set the Solana payout recipient (immutable once set)',
+      answer: json(200, 'The recipient.', R.Recipient),
+      names: { '': 'Recipient' },
+    },
+    'GET /shops/{shop_id}/tron-recipient': {
+      id: 'getTronRecipient',
+      summary: 'Read the Tron payout recipient',
+      answer: json(200, 'Empty until set.', R.Recipient),
+      names: { '': 'Recipient' },
+    },
+    'PUT /shops/{shop_id}/tron-recipient': {
+      id: 'setTronRecipient',
+      summary: 'Set the Tron payout recipient (immutable once set)',
+      answer: json(200, 'The recipient.', R.Recipient),
+      names: { '': 'Recipient' },
+    },
+  }),
+  ...tagged(KEYS, {
+    'GET /shops/{shop_id}/keys': {
+      id: 'listApiKeys',
+      summary: 'List the shop\'s API keys (never their tokens)',
+      answer: json(200, 'The keys.', Type.Array(R.ApiKey)),
+      names: { '/items': 'ApiKey' },
+    },
+    'POST /shops/{shop_id}/keys': {
+      id: 'createApiKey',
+      summary: 'Create an API key; its `ivk_` token is returned once',
+      answer: json(201, 'The key with its one-time token.', R.CreatedApiKey),
+      names: { '/allOf/0': 'ApiKey' },
+    },
+    'PATCH /shops/{shop_id}/keys/{key_id}': {
+      id: 'updateApiKey',
+      summary: 'Change a key\'s name, scopes, IP allowlist or enabled flag',
+      answer: json(200, 'The key.', R.ApiKey),
+      names: { '': 'ApiKey' },
+    },
+    'DELETE /shops/{shop_id}/keys/{key_id}': { id: 'revokeApiKey', summary: 'Revoke a key', answer: json(200, 'Revoked.', R.Ok) },
+  }),
+  ...tagged(ISSUANCES, {
+    'POST /shops/{shop_id}/invoices': {
+      id: 'createInvoice',
+      summary: 'Create an invoice (one network, or a group of options)',
+      description:
+        'Single option: `chain_id`, `token` and `amount` as an integer string in the token\'s base units. Group: `assets` and a decimal `amount`. ' +
+        'The address is allocated asynchronously: poll GET issuance until `address` is set, then hand the payer `payment_url`.',
+      answer: json(202, 'The issuance, or the group.', R.IssuanceOrGroup),
+      names: ISSUANCE_NAMES,
+    },
+    'POST /shops/{shop_id}/deposits': {
+      id: 'createDeposit',
+      summary: 'Create a reusable deposit address (no amount, never expires)',
+      answer: json(202, 'The issuance, or the group.', R.IssuanceOrGroup),
+      names: ISSUANCE_NAMES,
+    },
+    'GET /shops/{shop_id}/issuances/{id}': {
+      id: 'getIssuance',
+      summary: 'Read an invoice or deposit, or a group with its options',
+      answer: json(200, 'The issuance, or the group.', R.IssuanceOrGroup),
+      names: ISSUANCE_NAMES,
+    },
+    'POST /shops/{shop_id}/invoices/{id}/cancel': {
+      id: 'cancelInvoice',
+      summary: 'Cancel an invoice: closes the checkout, refunds nothing',
+      answer: json(200, 'The cancelled issuance, or group.', R.IssuanceOrGroup),
+      names: ISSUANCE_NAMES,
+    },
+    'PATCH /shops/{shop_id}/deposits/{id}': {
+      id: 'setDepositEnabled',
+      summary: 'Pause or re-enable a deposit\'s checkout',
+      answer: json(200, 'The deposit, or group.', R.IssuanceOrGroup),
+      names: ISSUANCE_NAMES,
+    },
+  }),
+  ...tagged(WEBHOOKS, {
+    'POST /shops/{shop_id}/webhooks': {
+      id: 'createWebhookEndpoint',
+      summary: 'Register a webhook endpoint; its signing secret is returned once',
+      answer: json(201, 'The endpoint with its one-time secret.', R.WebhookEndpointWithSecret),
+      names: { '/allOf/0': 'WebhookEndpoint' },
+    },
+    'GET /shops/{shop_id}/webhooks': {
+      id: 'listWebhookEndpoints',
+      summary: 'List the shop\'s webhook endpoints',
+      answer: json(200, 'The endpoints.', Type.Array(R.WebhookEndpoint)),
+      names: { '/items': 'WebhookEndpoint' },
+    },
+    'PATCH /shops/{shop_id}/webhooks/{id}': {
+      id: 'updateWebhookEndpoint',
+      summary: 'Change an endpoint\'s URL, filters or enabled flag',
+      answer: json(200, 'The endpoint.', R.WebhookEndpoint),
+      names: { '': 'WebhookEndpoint' },
+    },
+    'DELETE /shops/{shop_id}/webhooks/{id}': { id: 'deleteWebhookEndpoint', summary: 'Delete an endpoint', answer: json(200, 'Deleted.', R.Deleted) },
+    'POST /shops/{shop_id}/webhooks/{id}/rotate-secret': {
+      id: 'rotateWebhookSecret',
+      summary: 'Rotate the signing secret; the old one signs beside it for a while',
+      answer: json(200, 'The endpoint with its new one-time secret.', R.WebhookEndpointWithSecret),
+      names: { '/allOf/0': 'WebhookEndpoint' },
+    },
+    'POST /shops/{shop_id}/webhooks/{id}/recover': {
+      id: 'recoverWebhookDeliveries',
+      summary: 'Requeue the endpoint\'s failed deliveries since a time',
+      answer: json(202, 'What was requeued.', R.RecoveryScheduled),
+    },
+    'GET /shops/{shop_id}/deliveries': {
+      id: 'listWebhookDeliveries',
+      summary: 'The delivery log, newest first, by cursor',
+      answer: json(200, 'A page of deliveries.', R.DeliveryPage),
+      names: { '/properties/data/items': 'WebhookDelivery' },
+    },
+    'POST /shops/{shop_id}/deliveries/{id}/replay': {
+      id: 'replayWebhookDelivery',
+      summary: 'Resend a delivery\'s original bytes under the same event id',
+      answer: json(202, 'The delivery, queued again.', R.WebhookDelivery),
+      names: { '': 'WebhookDelivery' },
+    },
+    'GET /shops/{shop_id}/events': {
+      id: 'listEvents',
+      summary: 'The shop\'s events, newest first, by cursor',
+      answer: json(200, 'A page of events.', R.EventPage),
+      names: { '/properties/data/items': 'WebhookEvent' },
+    },
+  }),
+  ...tagged(SANDBOX, {
+    'POST /shops/{shop_id}/sandbox/simulate': {
+      id: 'simulateSandboxEvent',
+      summary: 'Simulate a transfer, a reversal, an invoice closing or a payout signal',
+      description: 'Each new simulated event needs a new Idempotency-Key. `amount` is a base-unit string (`0` for invoice.closed).',
+      answer: json(200, 'What was recorded.', R.SimulationResult),
+      names: { '': 'SimulationResult' },
+    },
+    'POST /shops/{shop_id}/sandbox/reset': {
+      id: 'resetSandbox',
+      summary: 'Delete the sandbox shop\'s payment history',
+      answer: json(200, 'What was deleted.', R.SandboxReset),
+    },
+  }),
+  ...tagged(PAYMENTS, {
+    'GET /shops/{shop_id}/payments': { id: 'listPayments', summary: 'Payment history, newest first, by cursor', names: { '/properties/data/items': 'Payment' } },
+    'GET /shops/{shop_id}/export.csv': {
+      id: 'exportPayments',
+      summary: 'Payment history as CSV, for accounting',
+      answer: { status: 200, description: 'CSV, one payment a line.', mediaType: 'text/csv' },
+    },
+  }),
+  ...tagged(OPERATOR, {
+    'GET /admin/v1/networks': {
+      id: 'adminListNetworks',
+      summary: 'Live networks: relayer balance, scan progress, payouts waiting for gas',
+      names: { '/items': 'NetworkStatus' },
+    },
+    'GET /admin/v1/merchants/{id}': {
+      id: 'adminGetMerchant',
+      summary: 'Read a merchant with its standing, limits and fees',
+      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+    },
+    'POST /admin/v1/merchants/{id}/block': {
+      id: 'adminBlockMerchant',
+      summary: 'Block a merchant: cancels unpaid invoices, disables deposits and keys',
+      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+    },
+    'POST /admin/v1/merchants/{id}/unblock': {
+      id: 'adminUnblockMerchant',
+      summary: 'Unblock a merchant',
+      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+    },
+    'PATCH /admin/v1/merchants/{id}/limits': {
+      id: 'adminSetMerchantLimits',
+      summary: 'Override a merchant\'s invoice, deposit-address and team limits',
+      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+    },
+    'PATCH /admin/v1/merchants/{id}/fees': {
+      id: 'adminSetMerchantFees',
+      summary: 'Override a merchant\'s fee terms per network and kind',
+      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+    },
+    'GET /admin/v1/audit': {
+      id: 'adminListAuditEntries',
+      summary: 'The operator audit log, newest first, by cursor',
+      answer: json(200, 'A page of audit entries.', Type.Object({}, { additionalProperties: true })),
+    },
+  }),
+};
