@@ -18,7 +18,7 @@ commands:
   contracts recover --issuance ID --asset TOKEN|native --rpc-url URL
                                   move a late transfer or stray coin along the committed split (key on stdin)
   relayer import --chain-id ID    replace a network's relayer key (read from standard input)
-  admin block|unblock|audit       operator actions on a merchant, and the audit log (ivory admin --help)`;
+  admin block|unblock|wallet|audit  operator actions on a merchant, and the audit log (ivory admin --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

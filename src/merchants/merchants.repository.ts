@@ -126,6 +126,7 @@ export async function insertShop(db: Executor, shop: NewShop): Promise<ShopRow> 
 export interface ShopChanges {
   readonly recipient?: string | null;
   readonly delegate?: string | null;
+  readonly payoutTarget?: PayoutTarget;
   readonly solanaPayoutTarget?: PayoutTarget;
   readonly tronPayoutTarget?: PayoutTarget;
 }
@@ -136,6 +137,7 @@ export async function updateShop(db: Executor, shopId: string, changes: ShopChan
     .set({
       ...(changes.recipient === undefined ? {} : { recipient: changes.recipient }),
       ...(changes.delegate === undefined ? {} : { delegate: changes.delegate }),
+      ...(changes.payoutTarget === undefined ? {} : { payout_target: changes.payoutTarget }),
       ...(changes.solanaPayoutTarget === undefined ? {} : { solana_payout_target: changes.solanaPayoutTarget }),
       ...(changes.tronPayoutTarget === undefined ? {} : { tron_payout_target: changes.tronPayoutTarget }),
       updated_at: now,

@@ -213,7 +213,7 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
         const principal = principalOf(request);
         const result = await runIdempotent(db, request, async (trx) => ({
           status: 200,
-          body: await setShopRecipient(trx, clock, principal, request.params.shop_id, family, request.body.address),
+          body: await setShopRecipient(trx, { clock, catalogue }, principal, request.params.shop_id, family, request.body.address),
         }));
         return reply.status(result.status).send(result.body);
       },
