@@ -1,77 +1,15 @@
-import sharp, { type SharpOptions } from 'sharp';
-import { IvoryError } from '../platform/errors.js';
+import { IMAGE_BODY_LIMIT, MAX_IMAGE_BYTES, MAX_IMAGE_INPUT_SIDE, normaliseImage } from '../platform/image.js';
 
 /** SPEC "Limits": PNG or JPEG up to 2048 x 2048 px. */
-export const MAX_AVATAR_INPUT_SIDE = 2048;
+export const MAX_AVATAR_INPUT_SIDE = MAX_IMAGE_INPUT_SIDE;
 /** What is stored and shown: a PNG that fits in this square, aspect ratio kept. */
 export const AVATAR_OUTPUT_SIDE = 256;
-/**
- * The largest image accepted, in bytes once decoded from base64. A 2048x2048
- * photo is a few MB as JPEG (about 6 MB at quality 100 even for pure noise);
- * past this an image is image_too_large.
- */
-export const MAX_AVATAR_BYTES = 10 * 1024 * 1024;
-/** POST /profile/avatar's body limit: the base64 of MAX_AVATAR_BYTES and room for the JSON around it. Larger bodies are 413. */
-export const AVATAR_BODY_LIMIT = Math.ceil(MAX_AVATAR_BYTES / 3) * 4 + 4096;
+/** The largest image accepted, in bytes once decoded from base64. */
+export const MAX_AVATAR_BYTES = MAX_IMAGE_BYTES;
+/** POST /profile/avatar's body limit; larger bodies are 413. */
+export const AVATAR_BODY_LIMIT = IMAGE_BODY_LIMIT;
 
-// With the length a multiple of 4, standard padded base64. (A pattern of
-// repeated 4-character groups overflows the regexp stack on a 14 MB body.)
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const JPEG_SIGNATURE = Buffer.from([0xff, 0xd8, 0xff]);
-
-/**
- * SPEC "Account" POST /profile/avatar: the image as sent (standard, padded
- * base64 of PNG or JPEG bytes) → a PNG of at most 256x256 with no metadata.
- * Refusals, in order: not base64, empty, or not PNG/JPEG by its magic bytes
- * (invalid_image); over MAX_AVATAR_BYTES (image_too_large); a header over
- * 2048 px on a side (image_too_large), read before any pixel is decoded, so a
- * small file claiming a huge canvas (a decompression bomb) is refused; pixels
- * that do not decode (invalid_image).
- */
+/** SPEC "Account" POST /profile/avatar: the image as sent → a PNG of at most 256x256 with no metadata (platform/image.ts). */
 export async function normaliseAvatar(imageBase64: string): Promise<Buffer> {
-  if (imageBase64.length % 4 !== 0 || !BASE64.test(imageBase64)) throw new IvoryError('invalid_image');
-  const bytes = Buffer.from(imageBase64, 'base64');
-  const format = formatOf(bytes);
-  if (format === undefined) throw new IvoryError('invalid_image');
-  if (bytes.length > MAX_AVATAR_BYTES) throw new IvoryError('image_too_large');
-
-  const limit = { limitInputPixels: MAX_AVATAR_INPUT_SIDE * MAX_AVATAR_INPUT_SIDE, failOn: 'error' as const };
-  const header = await readHeader(bytes, limit);
-  if (header.format !== format) throw new IvoryError('invalid_image');
-  if (header.width > MAX_AVATAR_INPUT_SIDE || header.height > MAX_AVATAR_INPUT_SIDE) throw new IvoryError('image_too_large');
-
-  try {
-    // No withMetadata(): EXIF, ICC and text chunks are dropped; rotate() applies
-    // the EXIF orientation first so the picture stands as the camera meant.
-    return await sharp(bytes, limit)
-      .rotate()
-      .resize(AVATAR_OUTPUT_SIDE, AVATAR_OUTPUT_SIDE, { fit: 'inside', withoutEnlargement: true })
-      .png({ compressionLevel: 9 })
-      .toBuffer();
-  } catch {
-    // A truncated or corrupt image whose header looked fine.
-    throw new IvoryError('invalid_image');
-  }
-}
-
-function formatOf(bytes: Buffer): 'png' | 'jpeg' | undefined {
-  if (bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)) return 'png';
-  if (bytes.subarray(0, JPEG_SIGNATURE.length).equals(JPEG_SIGNATURE)) return 'jpeg';
-  return undefined;
-}
-
-/**
- * Format and size from the header only. sharp refuses a header whose
- * width x height passes `limitInputPixels` before it decodes anything; that
- * refusal is image_too_large, any other failure invalid_image.
- */
-async function readHeader(bytes: Buffer, limit: SharpOptions): Promise<{ format: string; width: number; height: number }> {
-  try {
-    const metadata = await sharp(bytes, limit).metadata();
-    return { format: metadata.format, width: metadata.width, height: metadata.height };
-  } catch (error) {
-    if (error instanceof Error && /pixel limit/i.test(error.message)) throw new IvoryError('image_too_large');
-    throw new IvoryError('invalid_image');
-  }
+  return normaliseImage(imageBase64, AVATAR_OUTPUT_SIDE);
 }

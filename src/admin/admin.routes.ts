@@ -10,6 +10,7 @@ import { getMerchant } from './get-merchant.js';
 import { listAuditEntries } from './list-audit-entries.js';
 import type { ListLiveNetworks } from './network-status.js';
 import type { OperatorActor } from './operator.js';
+import { getMerchantPayoutSetup, setMerchantPayoutSetup } from './payout-setup.js';
 import { setMerchantFees } from './set-merchant-fees.js';
 import { setMerchantLimits } from './set-merchant-limits.js';
 import { unblockMerchant } from './unblock-merchant.js';
@@ -55,6 +56,14 @@ const FeesBody = Type.Object(
       ),
       { maxItems: 100 },
     ),
+  },
+  { additionalProperties: false },
+);
+const WalletAddress = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+const PayoutSetupBody = Type.Object(
+  {
+    service_wallets: Type.Optional(Type.Object({ evm: WalletAddress, solana: WalletAddress, tron: WalletAddress }, { additionalProperties: false })),
+    tron_enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -111,6 +120,16 @@ export async function adminRoutes(admin: IvoryServer, deps: AdminRoutesDeps): Pr
     '/merchants/:id/fees',
     { config: { ...operator, fieldErrors: { overrides: 'invalid_fee_terms' } }, schema: { hide: true, params: MerchantParams, body: FeesBody } },
     async (request) => setMerchantFees(deps, { merchantId: request.params.id, changes: request.body.overrides, actor: actor(request) }),
+  );
+
+  admin.get('/merchants/:id/payout-setup', { config: operator, schema: { hide: true, params: MerchantParams } }, async (request) =>
+    getMerchantPayoutSetup(deps.db, request.params.id),
+  );
+
+  admin.patch(
+    '/merchants/:id/payout-setup',
+    { config: operator, schema: { hide: true, params: MerchantParams, body: PayoutSetupBody } },
+    async (request) => setMerchantPayoutSetup(deps, { merchantId: request.params.id, change: request.body, actor: actor(request) }),
   );
 
   admin.get('/audit', { config: operator, schema: { hide: true, querystring: AuditQuery } }, async (request) =>

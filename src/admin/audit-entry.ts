@@ -2,7 +2,7 @@ import { IvoryError } from '../platform/errors.js';
 import type { OperatorActor } from './operator.js';
 
 /** What operators can do; each is one audit action. */
-export type AuditAction = 'merchant.block' | 'merchant.unblock' | 'merchant.limits' | 'merchant.fees';
+export type AuditAction = 'merchant.block' | 'merchant.unblock' | 'merchant.limits' | 'merchant.fees' | 'merchant.payout_setup';
 
 /** One row of the operator audit log, written in the transaction of the action it records. */
 export interface NewAuditEntry {

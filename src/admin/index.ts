@@ -9,3 +9,4 @@ export { listAuditEntries } from './list-audit-entries.js';
 export type { AuditEntryView, AuditPage } from './audit-entry.js';
 export type { AdminMerchantView } from './merchant-view.js';
 export { CLI_ACTOR, type OperatorActor } from './operator.js';
+export { getMerchantPayoutSetup, setMerchantPayoutSetup, type PayoutSetupChange, type PayoutSetupView } from './payout-setup.js';

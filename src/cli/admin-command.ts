@@ -1,4 +1,4 @@
-import { blockMerchant, CLI_ACTOR, listAuditEntries, unblockMerchant } from '../admin/index.js';
+import { blockMerchant, CLI_ACTOR, getMerchantPayoutSetup, listAuditEntries, setMerchantPayoutSetup, unblockMerchant, type PayoutSetupChange } from '../admin/index.js';
 import { connectEventSubscribers } from '../events/index.js';
 import { connectPayoutLedger } from '../issuances/index.js';
 import { payoutLedger } from '../payouts/index.js';
@@ -19,12 +19,21 @@ commands:
   block --merchant ID --reason TEXT   block a merchant: cancels its unpaid invoices,
                                       disables its deposit addresses, stops its keys
   unblock --merchant ID               restore access (cancelled invoices stay cancelled)
+  wallet --merchant ID [--evm ADDRESS] [--solana ADDRESS] [--tron ADDRESS] [--tron-enabled true|false]
+                                      set up the merchant's service wallet, the address per
+                                      network family that shops with payout target "wallet"
+                                      are paid into ("none" removes one); Ivory keeps no key
+                                      for it. Without changes, prints the current setup
   audit [--limit N]                   print the audit log, newest first, one JSON object a line`;
+
+/** Refusals of what the operator typed: usage errors (exit 2), like a bad flag. */
+const USAGE_ERRORS: ReadonlySet<string> = new Set(['invalid_reason', 'invalid_recipient', 'invalid_solana_address', 'invalid_tron_address', 'invalid_tron_checksum']);
 
 /** Each command's flags, all taking a value. */
 const COMMANDS: Readonly<Record<string, readonly string[]>> = {
   block: ['merchant', 'reason'],
   unblock: ['merchant'],
+  wallet: ['merchant', 'evm', 'solana', 'tron', 'tron-enabled'],
   audit: ['limit'],
 };
 
@@ -66,13 +75,20 @@ export async function adminCommand(loadConfig: () => Config | undefined, args: r
       case 'unblock':
         console.log(JSON.stringify(await unblockMerchant(deps, { merchantId, actor: CLI_ACTOR })));
         return 0;
+      case 'wallet': {
+        const change = walletChange(values);
+        const setup =
+          change === undefined ? await getMerchantPayoutSetup(database.db, merchantId) : await setMerchantPayoutSetup(deps, { merchantId, change, actor: CLI_ACTOR });
+        console.log(JSON.stringify(setup));
+        return 0;
+      }
       default:
         return await printAudit(database, values.limit === undefined ? undefined : Number(values.limit));
     }
   } catch (error) {
     if (!(error instanceof IvoryError)) throw error;
     console.error(`ivory admin ${sub}: ${describe(error, String(values.merchant))}`);
-    return error.code === 'invalid_reason' ? 2 : 1;
+    return USAGE_ERRORS.has(error.code) ? 2 : 1;
   } finally {
     await database.close();
   }
@@ -81,8 +97,24 @@ export async function adminCommand(loadConfig: () => Config | undefined, args: r
 function checkUsage(sub: string, values: Partial<Record<string, string>>): string | undefined {
   if (sub !== 'audit' && (typeof values.merchant !== 'string' || values.merchant === '')) return '--merchant ID is required';
   if (sub === 'block' && typeof values.reason !== 'string') return '--reason TEXT is required';
+  if (sub === 'wallet' && values['tron-enabled'] !== undefined && values['tron-enabled'] !== 'true' && values['tron-enabled'] !== 'false') {
+    return '--tron-enabled must be true or false';
+  }
   if (sub === 'audit' && values.limit !== undefined && !/^[1-9]\d*$/.test(String(values.limit))) return '--limit must be a positive integer';
   return undefined;
+}
+
+/** The flags of `ivory admin wallet` as an operator change; undefined when none is given (then the command prints). */
+function walletChange(values: Partial<Record<string, string>>): PayoutSetupChange | undefined {
+  const wallets = Object.fromEntries(
+    (['evm', 'solana', 'tron'] as const).flatMap((family) => {
+      const value = values[family];
+      return value === undefined ? [] : [[family, value === 'none' ? null : value]];
+    }),
+  );
+  const tronEnabled = values['tron-enabled'];
+  if (Object.keys(wallets).length === 0 && tronEnabled === undefined) return undefined;
+  return { service_wallets: wallets, ...(tronEnabled === undefined ? {} : { tron_enabled: tronEnabled === 'true' }) };
 }
 
 /** Every entry, newest first, page after page; `limit` stops after that many. */
@@ -104,6 +136,13 @@ function describe(error: IvoryError, merchantId: string): string {
       return `no merchant ${merchantId}`;
     case 'invalid_reason':
       return '--reason must be 1 to 500 characters, not only blanks';
+    case 'invalid_recipient':
+      return '--evm must be an EVM address (EIP-55 checksum when mixed case), not the zero address';
+    case 'invalid_solana_address':
+      return '--solana must be a base58 ed25519 public key on the curve (not a program-derived address)';
+    case 'invalid_tron_address':
+    case 'invalid_tron_checksum':
+      return `--tron must be a base58check Tron address (${error.code})`;
     default:
       return error.code;
   }

@@ -14,7 +14,7 @@ commands:
   contracts recover --issuance ID --asset TOKEN|native --rpc-url URL
                                   move a late transfer or stray coin along the committed split (key on stdin)
   relayer import --chain-id ID    replace a network's relayer key (read from standard input)
-  admin block|unblock|audit       operator actions on a merchant, and the audit log
+  admin block|unblock|wallet|audit  operator actions on a merchant, and the audit log
 
 Every command takes --help (-h). Configuration comes from the environment
 (PORT, DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL, …; see the README).

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
 import type { Catalogue, FeeTerms } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
-import { listMerchantFeeTerms } from '../merchants/index.js';
+import { findMerchantPayoutSetup, listMerchantFeeTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
@@ -41,7 +41,8 @@ export async function createIssuance(
   const { now } = deps;
   const request = parseIssuanceRequest(input.kind, input.body, now);
   const merchantFeeTerms = await merchantFeeTermsOf(trx, input.merchantId);
-  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop, merchantFeeTerms });
+  const payoutSetup = await findMerchantPayoutSetup(trx, input.merchantId);
+  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop, merchantFeeTerms, payoutSetup });
 
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
   // rolls the whole transaction back, so nothing of it remains.

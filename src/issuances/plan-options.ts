@@ -1,6 +1,7 @@
 import type { Catalogue, FeeTerms, NetworkFamily } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
 import { feeExceedsAmount, parseBaseUnits, parseDecimalAmount } from '../money/index.js';
+import type { MerchantPayoutSetup } from '../merchants/index.js';
 import type { PayoutTarget } from '../platform/database/schema.js';
 import { IvoryError, type ErrorCode } from '../platform/errors.js';
 import type { IssuanceRequest, RequestedOption } from './issuance-request.js';
@@ -42,7 +43,14 @@ export interface PlanDeps {
    * network and kind absent here use the catalogue's.
    */
   readonly merchantFeeTerms?: ReadonlyMap<string, FeeTerms>;
+  /**
+   * The merchant's service wallets and Tron switch (decision 0017); absent:
+   * no service wallet, Tron on.
+   */
+  readonly payoutSetup?: MerchantPayoutSetup;
 }
+
+const NO_SERVICE_WALLET: MerchantPayoutSetup = { wallets: {}, tronEnabled: true };
 
 export function feeTermsKey(chainId: number, kind: 'invoice' | 'deposit'): string {
   return `${chainId}:${kind}`;
@@ -50,9 +58,13 @@ export function feeTermsKey(chainId: number, kind: 'invoice' | 'deposit'): strin
 
 /**
  * SPEC "Invoices and deposits" and "Limits", per option, in this order:
- * unsupported_network, unsupported_asset, solana_sandbox_unavailable, then
- * for live shops asset_not_ready, the family's payout setup
- * (wallet_not_ready, solana_setup_required, tron_setup_required) and
+ * unsupported_network, unsupported_asset, merchant_network_disabled (Tron off
+ * for the merchant), solana_sandbox_unavailable, then for live shops
+ * asset_not_ready, the family's payout setup (a `wallet` target without the
+ * merchant's service wallet there: wallet_not_ready,
+ * solana_bridge_unavailable, tron_bridge_unavailable; an `address` target
+ * without a recipient: wallet_not_ready, solana_setup_required,
+ * tron_setup_required) and
  * network_not_ready (no chain adapter); then the amount: invalid_amount,
  * invoice_amount_limit, sandbox_amount_limit, amount_below_minimum,
  * fee_exceeds_amount. In a group the error names the option in
@@ -80,12 +92,13 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
   if (network === undefined || !network.enabled) throw new IvoryError('unsupported_network');
   const token = catalogue.token(option.chainId, option.token);
   if (token === undefined) throw new IvoryError('unsupported_asset');
+  const setup = deps.payoutSetup ?? NO_SERVICE_WALLET;
+  if (network.family === 'tron' && !setup.tronEnabled) throw new IvoryError('merchant_network_disabled');
   if (shop.sandbox && network.family === 'solana') throw new IvoryError('solana_sandbox_unavailable');
-  const payout = payoutOf(shop, network.family);
+  const payout = payoutOf(shop, network.family, setup);
   if (!shop.sandbox) {
     if (!token.ready) throw new IvoryError('asset_not_ready');
-    if (payout.target === 'wallet') throw new IvoryError('wallet_not_ready');
-    if (payout.recipient === null) throw new IvoryError(SETUP_REQUIRED[network.family]);
+    if (payout.recipient === null) throw new IvoryError((payout.target === 'wallet' ? WALLET_MISSING : SETUP_REQUIRED)[network.family]);
   }
   if (adapters.adapterFor(shop.sandbox, network.chainId, network.family) === undefined) throw new IvoryError('network_not_ready');
 
@@ -122,8 +135,23 @@ const SETUP_REQUIRED: Readonly<Record<NetworkFamily, ErrorCode>> = {
   tron: 'tron_setup_required',
 };
 
-function payoutOf(shop: ShopSnapshot, family: NetworkFamily): { recipient: string | null; target: PayoutTarget } {
-  if (family === 'solana') return { recipient: shop.solana_recipient, target: shop.solana_payout_target };
-  if (family === 'tron') return { recipient: shop.tron_recipient, target: shop.tron_payout_target };
-  return { recipient: shop.recipient, target: shop.payout_target };
+const WALLET_MISSING: Readonly<Record<NetworkFamily, ErrorCode>> = {
+  evm: 'wallet_not_ready',
+  solana: 'solana_bridge_unavailable',
+  tron: 'tron_bridge_unavailable',
+};
+
+/**
+ * Where this family's payouts go, copied into the issuance: the shop's
+ * recipient, or for a `wallet` target the merchant's service wallet address
+ * as it is now (a later change of either reaches new issuances only).
+ */
+function payoutOf(shop: ShopSnapshot, family: NetworkFamily, setup: MerchantPayoutSetup): { recipient: string | null; target: PayoutTarget } {
+  const chosen =
+    family === 'solana'
+      ? { recipient: shop.solana_recipient, target: shop.solana_payout_target }
+      : family === 'tron'
+        ? { recipient: shop.tron_recipient, target: shop.tron_payout_target }
+        : { recipient: shop.recipient, target: shop.payout_target };
+  return chosen.target === 'wallet' ? { recipient: setup.wallets[family] ?? null, target: 'wallet' } : chosen;
 }

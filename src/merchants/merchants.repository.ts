@@ -126,6 +126,7 @@ export async function insertShop(db: Executor, shop: NewShop): Promise<ShopRow> 
 export interface ShopChanges {
   readonly recipient?: string | null;
   readonly delegate?: string | null;
+  readonly payoutTarget?: PayoutTarget;
   readonly solanaPayoutTarget?: PayoutTarget;
   readonly tronPayoutTarget?: PayoutTarget;
 }
@@ -136,6 +137,7 @@ export async function updateShop(db: Executor, shopId: string, changes: ShopChan
     .set({
       ...(changes.recipient === undefined ? {} : { recipient: changes.recipient }),
       ...(changes.delegate === undefined ? {} : { delegate: changes.delegate }),
+      ...(changes.payoutTarget === undefined ? {} : { payout_target: changes.payoutTarget }),
       ...(changes.solanaPayoutTarget === undefined ? {} : { solana_payout_target: changes.solanaPayoutTarget }),
       ...(changes.tronPayoutTarget === undefined ? {} : { tron_payout_target: changes.tronPayoutTarget }),
       updated_at: now,
@@ -177,4 +179,36 @@ export async function findBrandingAsset(db: Executor, assetId: string): Promise<
     .executeTakeFirst();
   // pg hands bytea back as a Buffer, PGlite as a plain Uint8Array.
   return row === undefined ? undefined : { contentType: row.content_type, bytes: Buffer.from(row.bytes), sha256: row.sha256 };
+}
+
+/** The shop's asset with these exact bytes, if it was uploaded before (a repeated upload reuses it). */
+export async function findShopAssetBySha256(db: Executor, shopId: string, sha256: string): Promise<string | undefined> {
+  const row = await db.selectFrom('branding_assets').select('id').where('shop_id', '=', shopId).where('sha256', '=', sha256).executeTakeFirst();
+  return row?.id;
+}
+
+export async function insertBrandingAsset(db: Executor, asset: { id: string; shopId: string; bytes: Buffer; sha256: string; now: Date }): Promise<void> {
+  await db
+    .insertInto('branding_assets')
+    .values({ id: asset.id, shop_id: asset.shopId, content_type: 'image/png', bytes: asset.bytes, sha256: asset.sha256, created_at: asset.now })
+    .execute();
+}
+
+/** The branding columns PATCH /shops/{id}/branding may change; undefined leaves a column as it is. */
+export interface BrandingChanges {
+  readonly name?: string | null;
+  readonly logoAssetId?: string | null;
+}
+
+export async function updateShopBranding(db: Executor, shopId: string, changes: BrandingChanges, now: Date): Promise<ShopRow> {
+  return db
+    .updateTable('shops')
+    .set({
+      ...(changes.name === undefined ? {} : { branding_name: changes.name }),
+      ...(changes.logoAssetId === undefined ? {} : { branding_logo_asset_id: changes.logoAssetId }),
+      updated_at: now,
+    })
+    .where('id', '=', shopId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

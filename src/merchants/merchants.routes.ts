@@ -2,7 +2,8 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
 import { PUBLIC, SESSION_FRESH_MFA, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
-import type { IvoryServer } from '../platform/http/server.js';
+import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
+import { IMAGE_BODY_LIMIT } from '../platform/image.js';
 import { createShop } from './create-shop.js';
 import { getBrandingAsset } from './get-branding-asset.js';
 import { getShopRecipient } from './get-shop-recipient.js';
@@ -10,6 +11,8 @@ import { listMerchantNetworks } from './list-merchant-networks.js';
 import { listShops } from './list-shops.js';
 import type { RecipientFamily } from './merchants.repository.js';
 import { requireShopAccess } from './require-shop-access.js';
+import { replyShopIdempotent } from './reply-shop-idempotent.js';
+import { LOGO_OUTPUT_SIDE, setShopBranding } from './set-shop-branding.js';
 import { setShopRecipient } from './set-shop-recipient.js';
 import { shopRecord } from './shop.js';
 import { listMerchantFeeTerms } from './merchant-controls.repository.js';
@@ -55,6 +58,19 @@ function payoutFields<Body extends Static<typeof UpdateShopBody> | Static<typeof
   };
 }
 
+const BrandingBody = Type.Object(
+  {
+    name: Type.Optional(NullableString),
+    logo: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: `Standard base64 of a PNG or JPEG up to 2048x2048 px; stored as a PNG of at most ${LOGO_OUTPUT_SIDE}x${LOGO_OUTPUT_SIDE} px. null removes the logo.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const BrandingSchema = Type.Object({ shop_id: Type.String(), name: Type.String(), logo_url: NullableString });
+
 const RecipientBody = Type.Object({ address: Type.String() }, { additionalProperties: false });
 
 const ShopRecordSchema = Type.Object({
@@ -95,6 +111,7 @@ const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
  */
 export async function merchantsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { db, clock, catalogue } = context;
+  const baseUrl = `${context.config.publicUrl}${API_PREFIX}`;
 
   api.get(
     '/merchants/:merchant_id/networks',
@@ -153,6 +170,21 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
     },
   );
 
+  api.patch(
+    '/shops/:shop_id/branding',
+    {
+      // Only routes taking a picture accept bodies this large (the default stays 1 MB); larger ones are 413.
+      bodyLimit: IMAGE_BODY_LIMIT,
+      schema: { params: ShopParams, body: BrandingBody, response: { 200: BrandingSchema } },
+      config: { auth: SESSION_ONLY, idempotent: true, fieldErrors: { name: 'invalid_name', logo: 'invalid_image' } },
+    },
+    async (request, reply) =>
+      replyShopIdempotent(db, request, reply, 'owner', async (trx, access) => ({
+        status: 200,
+        body: await setShopBranding(trx, clock, access, request.body, baseUrl),
+      })),
+  );
+
   api.get(
     '/shops/:shop_id/terms',
     { schema: { params: ShopParams, response: { 200: TermsSchema } }, config: { auth: SESSION_OR_KEY } },
@@ -181,7 +213,7 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
         const principal = principalOf(request);
         const result = await runIdempotent(db, request, async (trx) => ({
           status: 200,
-          body: await setShopRecipient(trx, clock, principal, request.params.shop_id, family, request.body.address),
+          body: await setShopRecipient(trx, { clock, catalogue }, principal, request.params.shop_id, family, request.body.address),
         }));
         return reply.status(result.status).send(result.body);
       },

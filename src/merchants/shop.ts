@@ -32,13 +32,13 @@ export function parseEvmPayoutAddress(raw: string): string {
 /**
  * SPEC "Shop": where a shop's EVM payouts go. `address` needs a recipient on a
  * live shop (a sandbox shop pays nothing out and may omit it). `wallet` is
- * sent without a recipient and pays into the service wallet — which Ivory does
- * not have yet, so it is refused as `wallet_not_ready` until it exists.
+ * sent without a recipient and pays into the merchant's service wallet
+ * (whether that is set up is payout-setup.ts's question).
  */
 export function payoutRecipient(input: { sandbox: boolean; payoutTarget: PayoutTarget; recipient: string | null | undefined }): string | null {
   if (input.payoutTarget === 'wallet') {
     if (input.recipient !== undefined && input.recipient !== null) throw new IvoryError('invalid_recipient');
-    throw new IvoryError('wallet_not_ready');
+    return null;
   }
   if (input.recipient === undefined || input.recipient === null) {
     if (input.sandbox) return null;

@@ -7,6 +7,7 @@ import { newId } from '../../src/platform/crypto.js';
 import { openEmbedded } from '../../src/platform/database/database.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import { createMerchant, createUser } from '../support/factories.js';
+import { tronAddressOfKey } from './merchants-helpers.js';
 
 // Issue 10 item 7: `ivory admin …` calls the same use cases as the operator API, on the
 // storage of the configuration (like `ivory migrate`). The built program is tested, as shipped
@@ -98,5 +99,32 @@ describe('ivory admin', () => {
       expect(run.stdout).toBe('');
     }
     expect(await storedMerchant()).toEqual({ blocked_at: null, blocked_reason: null });
+  }, 180_000);
+
+  it('wallet: sets up the merchant service wallet per family (none removes one), switches Tron, prints the setup; bad addresses exit 2', async () => {
+    const evm = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+    const tron = tronAddressOfKey(`0x${'45'.repeat(32)}`);
+    const set = await ivory(dataDir, ['admin', 'wallet', '--merchant', merchantId, '--evm', evm.toLowerCase(), '--tron', tron, '--tron-enabled', 'false']);
+    expect(set.stderr).toBe('');
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ merchant_id: merchantId, service_wallets: { evm, solana: null, tron }, tron_enabled: false });
+
+    const removed = await ivory(dataDir, ['admin', 'wallet', '--merchant', merchantId, '--tron', 'none', '--tron-enabled', 'true']);
+    expect(JSON.parse(removed.stdout)).toEqual({ merchant_id: merchantId, service_wallets: { evm, solana: null, tron: null }, tron_enabled: true });
+    const shown = await ivory(dataDir, ['admin', 'wallet', '--merchant', merchantId]);
+    expect(JSON.parse(shown.stdout)).toEqual(JSON.parse(removed.stdout));
+
+    for (const [args, message] of [
+      [['--solana', 'Sh0rt'], /^ivory admin wallet: --solana must be a base58 ed25519 public key/],
+      [['--evm', '0x0000000000000000000000000000000000000000'], /^ivory admin wallet: --evm must be an EVM address/],
+      [['--tron-enabled', 'maybe'], /^ivory admin wallet: --tron-enabled must be true or false$/],
+    ] as const) {
+      const run = await ivory(dataDir, ['admin', 'wallet', '--merchant', merchantId, ...args]);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr.trim()).toMatch(message);
+    }
+    const audit = await ivory(dataDir, ['admin', 'audit']);
+    const actions = audit.stdout.trim().split('\n').map((line) => JSON.parse(line) as { action: string; source: string });
+    expect(actions.filter((entry) => entry.action === 'merchant.payout_setup')).toHaveLength(2);
   }, 180_000);
 });

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { createBase58check } from '@scure/base';
+import { privateKeyToAccount } from 'viem/accounts';
 import type { Executor } from '../../src/platform/database/database.js';
 import type { Role } from '../../src/platform/database/schema.js';
 import type { ApiKeyPrincipal, SessionPrincipal } from '../../src/platform/http/principal.js';
@@ -50,4 +53,51 @@ export function base58(bytes: Uint8Array): string {
     text = `1${text}`;
   }
   return text;
+}
+
+// ed25519 field and curve constant, to tell on-curve keys from program-derived
+// ones independently of the library the service uses.
+const P = 2n ** 255n - 19n;
+const D = (-121665n * modPow(121666n, P - 2n)) % P;
+function modPow(base: bigint, exponent: bigint): bigint {
+  let result = 1n;
+  let factor = ((base % P) + P) % P;
+  for (let rest = exponent; rest > 0n; rest >>= 1n) {
+    if (rest & 1n) result = (result * factor) % P;
+    factor = (factor * factor) % P;
+  }
+  return result;
+}
+
+/** Whether 32 bytes decode to an ed25519 point: x² = (y² − 1)/(d·y² + 1) must be a square mod p. */
+export function onCurve(bytes: Uint8Array): boolean {
+  let y = 0n;
+  for (let index = 31; index >= 0; index -= 1) y = (y << 8n) + BigInt(bytes[index]!);
+  y &= (1n << 255n) - 1n;
+  const y2 = (y * y) % P;
+  const x2 = (((y2 - 1n + P) % P) * modPow((D * y2 + 1n) % P, P - 2n)) % P;
+  return x2 === 0n || modPow(x2, (P - 1n) / 2n) === 1n;
+}
+
+/**
+ * Solana's find_program_address: for bump 255 down to 0, sha256(seeds ‖ bump ‖
+ * program id ‖ "ProgramDerivedAddress"); the first hash that is OFF the curve
+ * is the address (so no private key can exist for it).
+ */
+export function findProgramAddress(seeds: readonly Uint8Array[], programId: Uint8Array): { address: Uint8Array; bump: number } {
+  for (let bump = 255; bump >= 0; bump -= 1) {
+    const hash = createHash('sha256');
+    for (const seed of seeds) hash.update(seed);
+    const address = hash.update(Uint8Array.of(bump)).update(programId).update('ProgramDerivedAddress').digest();
+    if (!onCurve(address)) return { address, bump };
+  }
+  throw new Error('no program address for these seeds');
+}
+
+const tronBase58check = createBase58check((data: Uint8Array) => createHash('sha256').update(data).digest());
+
+/** A Tron account address as wallets derive it from a secp256k1 key: 0x41 ‖ the EVM address bytes, base58check. */
+export function tronAddressOfKey(privateKey: `0x${string}`): string {
+  const evm = privateKeyToAccount(privateKey).address;
+  return tronBase58check.encode(Uint8Array.from([0x41, ...Buffer.from(evm.slice(2), 'hex')]));
 }

@@ -1,38 +1,21 @@
 import { createHash } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519';
+import { base58 as scureBase58 } from '@scure/base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { writeServiceWallet, writeTronEnabled } from '../../src/merchants/index.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
-import { base58, countRows, errorCode, json, member } from './merchants-helpers.js';
+import { base58, countRows, errorCode, findProgramAddress, json, member, onCurve, tronAddressOfKey } from './merchants-helpers.js';
 
-// ed25519 field and curve constant, to tell on-curve keys from program-derived
-// ones independently of the library the service uses.
-const P = 2n ** 255n - 19n;
-const D = (-121665n * modPow(121666n, P - 2n)) % P;
-function modPow(base: bigint, exponent: bigint): bigint {
-  let result = 1n;
-  let factor = ((base % P) + P) % P;
-  for (let rest = exponent; rest > 0n; rest >>= 1n) {
-    if (rest & 1n) result = (result * factor) % P;
-    factor = (factor * factor) % P;
-  }
-  return result;
-}
-/** Whether 32 bytes decode to a point: x² = (y² − 1)/(d·y² + 1) must be a square mod p. */
-function onCurve(bytes: Uint8Array): boolean {
-  let y = 0n;
-  for (let index = 31; index >= 0; index -= 1) y = (y << 8n) + BigInt(bytes[index]!);
-  y &= (1n << 255n) - 1n;
-  const y2 = (y * y) % P;
-  const x2 = (((y2 - 1n + P) % P) * modPow((D * y2 + 1n) % P, P - 2n)) % P;
-  return x2 === 0n || modPow(x2, (P - 1n) / 2n) === 1n;
-}
 function findKey(wantOnCurve: boolean, seed: string): string {
   for (let index = 0; ; index += 1) {
     const bytes = createHash('sha256').update(`${seed}${index}`).digest();
     bytes[31]! &= 0x7f;
     if (onCurve(bytes) === wantOnCurve) return base58(bytes);
   }
+}
+function base58Decode(text: string): Uint8Array {
+  return scureBase58.decode(text);
 }
 function tronAddress(payload: Uint8Array): string {
   const checksum = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest().subarray(0, 4);
@@ -41,9 +24,21 @@ function tronAddress(payload: Uint8Array): string {
 
 const SOLANA_WALLET = base58(ed25519.getPublicKey(ed25519.utils.randomPrivateKey()));
 const SOLANA_OTHER = findKey(true, 'other');
-const SOLANA_PDA = findKey(false, 'pda');
+// A wallet address seen on Solana mainnet (an exchange hot wallet), on the curve.
+const SOLANA_KNOWN_WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGJPFXCWuBvf9Ss623VQ5DA';
+const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+/** A real program-derived address: the known wallet's associated USDC token account (seeds wallet, token program, mint). */
+const SOLANA_PDA = base58(
+  findProgramAddress([SOLANA_KNOWN_WALLET, TOKEN_PROGRAM, SOLANA_USDC_MINT].map(base58Decode), base58Decode(ASSOCIATED_TOKEN_PROGRAM)).address,
+);
+/** Off the curve without being derived: the other kind of key no wallet holds. */
+const SOLANA_OFF_CURVE = findKey(false, 'pda');
 const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-const TRON_OTHER = tronAddress(Uint8Array.from([0x41, ...new Array(20).fill(7)]));
+/** Tron accounts as a wallet derives them from a secp256k1 key. */
+const TRON_WALLET = tronAddressOfKey(`0x${'42'.repeat(32)}`);
+const TRON_OTHER = tronAddressOfKey(`0x${'43'.repeat(32)}`);
 const TRON_BAD_CHECKSUM = `${TRON_USDT.slice(0, -1)}u`;
 
 // SPEC "Shops": GET/PUT /shops/{id}/solana-recipient and /tron-recipient;
@@ -80,12 +75,45 @@ describe('Solana and Tron recipients', () => {
     for (let index = 0; index < 20; index += 1) {
       expect(onCurve(ed25519.getPublicKey(ed25519.utils.randomPrivateKey()))).toBe(true);
     }
+    expect(onCurve(base58Decode(SOLANA_KNOWN_WALLET))).toBe(true);
+    expect(base58Decode(SOLANA_PDA)).toHaveLength(32);
+    expect(onCurve(base58Decode(SOLANA_PDA))).toBe(false);
     expect(TRON_BAD_CHECKSUM).toHaveLength(34);
+    expect(TRON_WALLET).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+  });
+
+  it('Solana: real wallet addresses are accepted (a fresh ed25519 public key, a well-known mainnet wallet)', async () => {
+    expect((await put('solana', SOLANA_KNOWN_WALLET)).json()).toEqual({ address: SOLANA_KNOWN_WALLET });
+    const other = await createOwnerWithShop(app.context.db);
+    const fresh = await put('solana', SOLANA_WALLET, other.session.token, other.shop.id);
+    expect(fresh.json()).toEqual({ address: SOLANA_WALLET });
+  });
+
+  it("Solana: the service's own addresses are invalid_solana_address: an accepted mint, any merchant's service wallet", async () => {
+    expect(await refused(() => put('solana', SOLANA_USDC_MINT))).toEqual({ status: 400, code: 'invalid_solana_address' });
+    const other = await createOwnerWithShop(app.context.db);
+    await writeServiceWallet(app.context.db, other.merchant.id, 'solana', SOLANA_OTHER, app.clock.now());
+    expect(await refused(() => put('solana', SOLANA_OTHER))).toEqual({ status: 400, code: 'invalid_solana_address' });
+  });
+
+  it("Tron: the service's own addresses are invalid_tron_recipient: an accepted token contract, any merchant's service wallet", async () => {
+    expect(await refused(() => put('tron', TRON_USDT))).toEqual({ status: 400, code: 'invalid_tron_recipient' });
+    const other = await createOwnerWithShop(app.context.db);
+    await writeServiceWallet(app.context.db, other.merchant.id, 'tron', TRON_OTHER, app.clock.now());
+    expect(await refused(() => put('tron', TRON_OTHER))).toEqual({ status: 400, code: 'invalid_tron_recipient' });
+  });
+
+  it('Tron: merchant_network_disabled while Tron is off for the merchant; GET still answers', async () => {
+    await writeTronEnabled(app.context.db, owner.merchant.id, false);
+    expect(await refused(() => put('tron', TRON_WALLET))).toEqual({ status: 400, code: 'merchant_network_disabled' });
+    expect((await get('tron')).json()).toEqual({ address: '' });
+    await writeTronEnabled(app.context.db, owner.merchant.id, true);
+    expect((await put('tron', TRON_WALLET)).statusCode).toBe(200);
   });
 
   for (const [family, first, second] of [
     ['solana', SOLANA_WALLET, SOLANA_OTHER],
-    ['tron', TRON_USDT, TRON_OTHER],
+    ['tron', TRON_WALLET, TRON_OTHER],
   ] as const) {
     it(`${family}: empty until set, then set once; the same again is 200, a different one shop_addresses_immutable`, async () => {
       expect((await get(family)).json()).toEqual({ address: '' });
@@ -143,6 +171,7 @@ describe('Solana and Tron recipients', () => {
       '',
       'abc',
       SOLANA_PDA,
+      SOLANA_OFF_CURVE,
       '11111111111111111111111111111111',
       base58(new Uint8Array(31).fill(9)),
       base58(new Uint8Array(33).fill(9)),
@@ -186,9 +215,9 @@ describe('Solana and Tron recipients', () => {
       method: 'PUT',
       url: `/api/v1/projects/${owner.shop.id}/tron-recipient`,
       headers: json(authed(owner.session.token, newIdempotencyKey())),
-      payload: { address: TRON_USDT },
+      payload: { address: TRON_WALLET },
     });
     expect(response.statusCode).toBe(200);
-    expect((await get('tron')).json()).toEqual({ address: TRON_USDT });
+    expect((await get('tron')).json()).toEqual({ address: TRON_WALLET });
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { writeServiceWallet } from '../../src/merchants/index.js';
 import { newId } from '../../src/platform/crypto.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createApiKey, createMerchant, createOwnerWithShop, createSession, createShop, createUser } from '../support/factories.js';
@@ -65,10 +66,10 @@ describe('shops', () => {
     expect(read.json()).toEqual(shop);
   });
 
-  it('a sandbox shop may omit the recipient; Solana/Tron payout targets are stored as chosen', async () => {
-    const response = await create({ name: 'Sandbox', sandbox: true, solana_payout_target: 'wallet', tron_payout_target: 'address' });
+  it('a sandbox shop may omit the recipient; `address` payout targets are stored as chosen', async () => {
+    const response = await create({ name: 'Sandbox', sandbox: true, solana_payout_target: 'address', tron_payout_target: 'address' });
     expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ sandbox: true, recipient: null, delegate: null, solana_payout_target: 'wallet' });
+    expect(response.json()).toMatchObject({ sandbox: true, recipient: null, delegate: null, solana_payout_target: 'address', tron_payout_target: 'address' });
   });
 
   it('accepts an all-lowercase recipient (no checksum to check) and stores it checksummed', async () => {
@@ -111,7 +112,7 @@ describe('shops', () => {
     }
   });
 
-  it('payout_target wallet without recipient: wallet_not_ready (Ivory has no service wallet yet)', async () => {
+  it('payout_target wallet while the merchant has no service wallet: wallet_not_ready (merchants-payout-targets.test.ts has the rest)', async () => {
     expect(await refused(() => create({ name: 'a', sandbox: false, payout_target: 'wallet' }))).toEqual({ status: 400, code: 'wallet_not_ready' });
   });
 
@@ -198,12 +199,14 @@ describe('shops', () => {
   });
 
   describe('PATCH /shops/{id}', () => {
-    let shop: { id: string };
+    let shop: { id: string; merchant_id: string };
     beforeEach(async () => {
       shop = (await create({ name: 'live', sandbox: false, recipient: CHECKSUMMED })).json();
     });
 
     it('changes recipient, delegate and payout targets; omitted fields stay', async () => {
+      // A `wallet` target needs the merchant's service wallet on that family (merchants-payout-targets.test.ts).
+      await writeServiceWallet(app.context.db, shop.merchant_id, 'tron', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', app.clock.now());
       const response = await patch(shop.id, { recipient: DELEGATE.toLowerCase(), delegate: CHECKSUMMED, tron_payout_target: 'wallet' });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({

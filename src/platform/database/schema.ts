@@ -124,6 +124,7 @@ export interface MerchantsTable {
   active_invoice_limit: number | null;
   deposit_address_limits: ColumnType<Record<string, number> | null, string | null, string | null>;
   team_limit: number | null;
+  tron_enabled: Generated<boolean>;
   blocked_at: NullableTimestamp;
   blocked_reason: string | null;
   created_at: CreatedAt;
@@ -283,8 +284,17 @@ export interface BrandingAssetsTable {
   created_at: CreatedAt;
 }
 
+export interface MerchantServiceWalletsTable {
+  merchant_id: string;
+  family: 'evm' | 'solana' | 'tron';
+  address: string;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface MerchantTables {
   branding_assets: BrandingAssetsTable;
+  merchant_service_wallets: MerchantServiceWalletsTable;
 }
 
 // ── issuances, groups, transfers, payouts (module issuances) ───────────────
