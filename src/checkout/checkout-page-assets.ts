@@ -105,18 +105,21 @@ export const PAGE_SCRIPT = `(function () {
     for (var i = 0; i < parts.length; i++) known[parts[i].id] = parts[i].innerHTML;
   }
   remember(document);
-  function apply(doc) {
+  function apply(html) {
+    // Only <main> is parsed: the head's nonced <style> would be a CSP violation in the parsed copy.
+    var doc = new DOMParser().parseFromString(html.slice(html.indexOf('<main>'), html.indexOf('</main>') + 7), 'text/html');
+    var final = /data-final="(yes|no)"/.exec(html);
     var parts = doc.querySelectorAll('[data-part]');
     for (var i = 0; i < parts.length; i++) {
       var fresh = parts[i], here = $(fresh.id);
       if (here && known[fresh.id] !== fresh.innerHTML) { here.innerHTML = fresh.innerHTML; here.className = fresh.className; known[fresh.id] = fresh.innerHTML; }
     }
-    d.final = doc.body.getAttribute('data-final');
+    d.final = final ? final[1] : 'no';
     times(); wallet(); tick();
   }
   function stateOf(c) {
     var s = c.group
-      ? [c.status, c.cancelled_at || '', c.disabled_at || '', c.paid_public_id || '', c.options.map(function (o) { return o.address ? '1' : '0'; }).join('')]
+      ? [c.status, c.cancelled_at || '', c.disabled_at || '', c.paid_public_id || '', c.options.map(function (o) { return (o.address ? '1' : '0') + o.received; }).join(',')]
       : [c.status, c.address ? '1' : '0', c.cancelled_at || '', c.disabled_at || '', c.received, c.tx_hash];
     return s.join('|') + '|' + (expired() ? 'x' : '');
   }
@@ -134,7 +137,7 @@ export const PAGE_SCRIPT = `(function () {
         delay = 2000;
         return fetch(location.href, { cache: 'no-store', credentials: 'same-origin' })
           .then(function (r) { return r.ok ? r.text() : null; })
-          .then(function (html) { if (html) { apply(new DOMParser().parseFromString(html, 'text/html')); seen = state; } });
+          .then(function (html) { if (html) { apply(html); seen = state; } });
       })
       .catch(function () { delay = Math.min(delay * 2, 30000); })
       .then(function () { busy = false; later(delay); });

@@ -53,7 +53,7 @@ export function pageSecurityPolicy(nonce: string, imageOrigin: string): string {
  */
 export function pollState(view: Checkout | CheckoutGroup): string {
   if ('group' in view) {
-    const allocated = view.options.map((option) => (option.address === '' ? '0' : '1')).join('');
+    const allocated = view.options.map((option) => `${option.address === '' ? '0' : '1'}${option.received}`).join(',');
     return [view.status, view.cancelled_at ?? '', view.disabled_at ?? '', view.paid_public_id ?? '', allocated].join('|');
   }
   return [view.status, view.address === '' ? '0' : '1', view.cancelled_at ?? '', view.disabled_at ?? '', view.received, view.tx_hash].join('|');
@@ -181,7 +181,7 @@ function amountDue(view: Checkout): bigint | null {
 
 function payParts(view: Checkout, phase: CheckoutPhase, text: PageText): string {
   const payable = phase === 'awaiting' || phase === 'partial';
-  if (!payable || view.address === '') return part('address', '') + part('qr', '');
+  if (!payable || view.address === '') return part('pay-address', '') + part('pay-qr', '');
   const symbol = tokenSymbol(view);
   const address =
     `<p class="label" id="address-label">${escapeHtml(text.sendTo(symbol, view.network.name))}</p>` +
@@ -200,7 +200,7 @@ function payParts(view: Checkout, phase: CheckoutPhase, text: PageText): string 
   const qr =
     `<div class="center" id="qr-box" data-uri="${escapeHtml(uri)}">${qrSvg(uri, escapeHtml(text.qrLabel)).replace('<svg ', '<svg class="qr" id="qr-code" ')}` +
     `<p class="muted">${escapeHtml(text.scanHint)}</p>${links.join('')}<p class="muted hash" id="wallet-result" aria-live="polite"></p></div>`;
-  return part('address', address) + part('qr', qr);
+  return part('pay-address', address) + part('pay-qr', qr);
 }
 
 function expiryPart(view: Checkout | CheckoutGroup, phase: CheckoutPhase, text: PageText): string {
@@ -284,8 +284,11 @@ export function renderCheckoutPage(found: FoundCheckout, options: PageOptions): 
     header(view, lang, text) +
     (found.type === 'group' ? groupBody(found.view, phase, options.payUrl, lang, text) : singleBody(found.view, phase, found.paidAt, lang, text)) +
     footer(view, text);
+  // An option of a group polls the group: only the group's answer changes when another option is paid.
+  const polled = found.type === 'single' && found.groupPublicId !== null ? found.groupPublicId : view.public_id;
+  // Its first poll then differs from this state and refreshes the page once, which is harmless.
   const attributes =
-    ` data-final="${FINAL_PHASES.includes(phase) ? 'yes' : 'no'}" data-poll-url="${escapeHtml(options.pollPath + encodeURIComponent(view.public_id))}"` +
+    ` data-final="${FINAL_PHASES.includes(phase) ? 'yes' : 'no'}" data-poll-url="${escapeHtml(options.pollPath + encodeURIComponent(polled))}"` +
     ` data-state="${escapeHtml(pollState(view))}"${scriptWords(lang, text)}`;
   return page(lang, text.pageTitle(view.branding.name), options.nonce, attributes, content);
 }

@@ -20,6 +20,8 @@ export type FoundCheckout =
       readonly paidElsewhere: boolean;
       /** When the invoice became funded: the receipt's time (page only, not in the JSON view). */
       readonly paidAt: Date | null;
+      /** An option's group: the page polls the group, whose answer changes when another option is paid. */
+      readonly groupPublicId: string | null;
     }
   | { readonly type: 'group'; readonly view: CheckoutGroup };
 
@@ -60,7 +62,7 @@ export async function findCheckout(
       branding: brandingOf(single.owner, urls.baseUrl),
       merchantName: single.owner.merchantName,
     });
-    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere, paidAt: single.issuance.fundedAt };
+    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere, paidAt: single.issuance.fundedAt, groupPublicId: single.groupPublicId };
   }
 
   const grouped = await findGroupForCheckout(executor, publicId);
