@@ -20,6 +20,8 @@ export interface IssuanceForCheckout {
   readonly txHash: string | null;
   /** The option belongs to a group already paid through another option. */
   readonly paidElsewhere: boolean;
+  /** The public id of the option's group (null outside a group): the hosted page of an option follows its group. */
+  readonly groupPublicId: string | null;
 }
 
 export interface GroupForCheckout {
@@ -65,6 +67,7 @@ export async function findIssuanceForCheckout(executor: Executor, publicId: stri
     .selectAll('i')
     .select(OWNER_COLUMNS)
     .select('g.paid_issuance_id as group_paid_issuance_id')
+    .select('g.public_id as group_public_id')
     .select((eb) => latestConfirmedTxHash(eb))
     .where('i.public_id', '=', publicId)
     .executeTakeFirst();
@@ -75,6 +78,7 @@ export async function findIssuanceForCheckout(executor: Executor, publicId: stri
     owner: ownerOf(row),
     txHash: row.latest_tx_hash,
     paidElsewhere: row.group_paid_issuance_id !== null && row.group_paid_issuance_id !== issuance.id,
+    groupPublicId: row.group_public_id,
   };
 }
 

@@ -23,6 +23,7 @@ const commonProperties = {
   kind: Type.String(),
   status: Type.String(),
   cancelled_at: NullableString,
+  cancel_reason: NullableString,
   disabled_at: NullableString,
   expires_at: NullableString,
   description: Type.String(),

@@ -13,6 +13,14 @@ export interface Branding {
   logo_url?: string;
 }
 
+export type CheckoutCancelReason = 'expired' | 'merchant' | 'merchant_blocked';
+
+/** The stored reason is null for the merchant's own cancel (SPEC: invoice.cancelled "without reason"). */
+function cancelReasonOf(record: { readonly cancelledAt: Date | null; readonly cancelReason: 'expired' | 'merchant_blocked' | null }): CheckoutCancelReason | null {
+  if (record.cancelledAt === null) return null;
+  return record.cancelReason ?? 'merchant';
+}
+
 /** The fields SPEC gives both a Checkout and a Checkout group, with the same meaning. */
 interface CheckoutCommon {
   public_id: string;
@@ -20,6 +28,12 @@ interface CheckoutCommon {
   kind: 'invoice' | 'deposit';
   status: IssuanceStatus;
   cancelled_at: string | null;
+  /**
+   * Why `cancelled_at` is set (issue 12): `expired` by the expiry job,
+   * `merchant` by the merchant's cancel, `merchant_blocked` by operator staff;
+   * null while not cancelled. Lets a client (the hosted page) tell them apart.
+   */
+  cancel_reason: CheckoutCancelReason | null;
   disabled_at: string | null;
   /** SPEC types it "timestamp"; deposits never expire (SPEC "Deposits"), so theirs is null. */
   expires_at: string | null;
@@ -97,6 +111,7 @@ function commonFields(
     shop_id: record.shopId,
     kind: record.kind,
     cancelled_at: iso(record.cancelledAt),
+    cancel_reason: cancelReasonOf(record),
     disabled_at: iso(record.disabledAt),
     expires_at: iso(record.expiresAt),
     description: record.description ?? '',
@@ -150,29 +165,51 @@ export function checkoutGroupView(
 }
 
 /**
- * Whether the hosted page may still ask for money, and why not. LEDGER
- * "Cancellation": a cancelled invoice is never shown as payable again, even
- * if funds arrive later; a paused deposit, a paid or settled invoice, an
+ * Which screen the hosted page shows (issue 12: every state its own screen).
+ * LEDGER "Cancellation": a cancelled invoice is never shown as payable again,
+ * even if funds arrive later; a paused deposit, a paid or settled invoice, an
  * invoice past `expires_at` (before the expiry worker got to it) and an
  * option of a group already paid through another option are closed too.
+ * Why a checkout was cancelled comes from `cancel_reason`, never guessed.
  */
-export type CheckoutPhase = 'preparing' | 'payable' | 'paid' | 'cancelled' | 'expired' | 'paused' | 'review';
+export type CheckoutPhase =
+  | 'preparing'
+  | 'awaiting'
+  | 'partial'
+  | 'funded'
+  | 'settled'
+  | 'cancelled'
+  | 'expired'
+  | 'paused'
+  | 'elsewhere'
+  | 'review';
+
+/** Phases after which nothing on the page can change any more: the page stops polling. */
+export const FINAL_PHASES: readonly CheckoutPhase[] = ['settled', 'cancelled', 'expired', 'elsewhere'];
 
 export function checkoutPhase(
   view: {
     readonly kind: 'invoice' | 'deposit';
     readonly status: IssuanceStatus;
     readonly cancelled_at: string | null;
+    readonly cancel_reason: CheckoutCancelReason | null;
     readonly disabled_at: string | null;
     readonly expires_at: string | null;
+    /** Absent on a group view (it has no `received`). */
+    readonly received?: string;
   },
   now: Date,
   paidElsewhere = false,
 ): CheckoutPhase {
-  if (view.cancelled_at !== null) return 'cancelled';
+  if (view.cancelled_at !== null) return view.cancel_reason === 'expired' ? 'expired' : 'cancelled';
   if (view.disabled_at !== null) return 'paused';
   if (view.status === 'reconciling') return 'review';
-  if (view.kind === 'invoice' && (view.status === 'funded' || view.status === 'settled' || paidElsewhere)) return 'paid';
-  if (view.kind === 'invoice' && view.expires_at !== null && new Date(view.expires_at).getTime() <= now.getTime()) return 'expired';
-  return view.status === 'registering' ? 'preparing' : 'payable';
+  if (view.kind === 'invoice') {
+    if (paidElsewhere) return 'elsewhere';
+    if (view.status === 'settled') return 'settled';
+    if (view.status === 'funded') return 'funded';
+    if (view.expires_at !== null && new Date(view.expires_at).getTime() <= now.getTime()) return 'expired';
+  }
+  if (view.status === 'registering') return 'preparing';
+  return view.kind === 'invoice' && view.received !== undefined && view.received !== '0' ? 'partial' : 'awaiting';
 }

@@ -14,7 +14,15 @@ import { findGroupForCheckout, findIssuanceForCheckout } from './checkout.reposi
 
 /** A checkout as found: the public view, plus what only the hosted page needs. */
 export type FoundCheckout =
-  | { readonly type: 'single'; readonly view: Checkout; readonly paidElsewhere: boolean }
+  | {
+      readonly type: 'single';
+      readonly view: Checkout;
+      readonly paidElsewhere: boolean;
+      /** When the invoice became funded: the receipt's time (page only, not in the JSON view). */
+      readonly paidAt: Date | null;
+      /** An option's group: the page polls the group, whose answer changes when another option is paid. */
+      readonly groupPublicId: string | null;
+    }
   | { readonly type: 'group'; readonly view: CheckoutGroup };
 
 /** Public ids are 16 base64url characters (issuances `newPublicId`); room is left for longer ones. */
@@ -54,7 +62,7 @@ export async function findCheckout(
       branding: brandingOf(single.owner, urls.baseUrl),
       merchantName: single.owner.merchantName,
     });
-    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere };
+    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere, paidAt: single.issuance.fundedAt, groupPublicId: single.groupPublicId };
   }
 
   const grouped = await findGroupForCheckout(executor, publicId);

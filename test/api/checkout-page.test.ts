@@ -40,12 +40,12 @@ describe('hosted payment page', () => {
     expect(html).toContain('10.5 USDC');
     expect(html).toContain('on Base');
     expect(html).toContain(invoice.address);
-    expect(html).toContain(`data-address="${invoice.address}"`);
+    expect(html).toContain(`data-copy="${invoice.address}"`);
     expect(html).toContain('Waiting for payment');
     expect(html).toContain('Sandbox');
-    // Polls the public checkout of the same public id.
+    // Polls the public checkout of the same public id, until a final state.
     expect(html).toContain(`data-poll-url="/api/v1/checkout/${invoice.public_id}"`);
-    expect(html).toContain('5000');
+    expect(html).toContain('data-final="no"');
   });
 
   it('Content-Security-Policy: only self and the nonced inline script; a fresh nonce per response', async () => {
@@ -86,9 +86,10 @@ describe('hosted payment page', () => {
     const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(10));
     expect((await cancel(app, owner.key.token, owner.shop.id, invoice.id)).statusCode).toBe(200);
     const html = (await page(invoice.public_id)).body;
-    expect(html).toContain('Closed: this checkout was cancelled');
+    expect(html).toContain('Closed: this checkout was cancelled by the merchant. Do not send funds.');
     expect(html).not.toContain(invoice.address);
     expect(html).not.toContain('id="copy"');
+    expect(html).toContain('data-final="yes"');
 
     // Funds arriving after cancellation still do not make it payable (SPEC: monitoring continues).
     await pay(app, owner.key.token, owner.shop.id, invoice.id, usdc(10));
@@ -105,7 +106,9 @@ describe('hosted payment page', () => {
     expect(funded).toContain('Payment received');
     expect(funded).not.toContain(invoice.address);
     expect((await simulate(app, owner.key.token, owner.shop.id, { issuance_id: invoice.id, kind: 'invoice.closed', amount: '0' })).statusCode).toBe(200);
-    expect((await page(invoice.public_id)).body).toContain('Payment received');
+    const settled = (await page(invoice.public_id)).body;
+    expect(settled).toContain('Payment complete');
+    expect(settled).toContain('data-final="yes"');
   });
 
   it('an invoice past expires_at is closed even before the expiry worker ran', async () => {
@@ -122,8 +125,12 @@ describe('hosted payment page', () => {
     const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(10));
     await pay(app, owner.key.token, owner.shop.id, invoice.id, usdc(4));
     const html = (await page(invoice.public_id)).body;
-    expect(html).toContain('Received so far: 4 USDC');
+    expect(html).toContain('Partly paid');
+    expect(html).toContain('<dt>Received</dt><dd>4 USDC</dd>');
+    expect(html).toContain('<dt>Remaining</dt><dd id="remaining">6 USDC</dd>');
     expect(html).toContain(invoice.address);
+    // The wallet request asks for what is left, not the whole amount.
+    expect(html).toContain(`uint256=6000000`);
   });
 
   it('registering: no address yet, the page says it is preparing and polls', async () => {
@@ -132,7 +139,7 @@ describe('hosted payment page', () => {
     const html = (await page(created.json().public_id)).body;
     expect(html).toContain('Preparing the payment address');
     expect(html).not.toContain('id="copy"');
-    expect(html).toContain('data-poll="yes"');
+    expect(html).toContain('data-final="no"');
   });
 
   it('a group lists its options, each linking to its own page; once paid the group is closed', async () => {
@@ -199,6 +206,86 @@ describe('hosted payment page', () => {
       expect(response.headers['content-security-policy']).toContain("default-src 'none'");
       expect(response.body).toContain('Payment not found');
       expect(response.body).not.toContain('<script>"');
+    }
+  });
+
+  it('an open EVM invoice offers its EIP-681 request as a server-rendered QR SVG, an "Open in wallet" link and a hidden browser-wallet button (issue 12)', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(1250.5));
+    const html = (await page(invoice.public_id)).body;
+    const uri = `ethereum:${BASE_USDC}@${BASE}/transfer?address=${invoice.address}&uint256=1250500000`;
+    expect(html).toContain(`href="${escapeHtml(uri)}"`);
+    expect(html).toContain(`data-uri="${escapeHtml(uri)}"`);
+    expect(html).toMatch(/<svg class="qr" id="qr-code" [^>]*role="img" aria-label="QR code of the payment request"/);
+    expect(html).toMatch(/<button id="wallet" class="primary" type="button" hidden data-chain="0x2105"/);
+    // Thousands separators, and the token's contract shortened with the full address on demand.
+    expect(html).toContain('1,250.5 USDC');
+    expect(html).toContain('0x8335…2913');
+    expect(html).toContain(`<span class="hash">${BASE_USDC}</span></details>`);
+  });
+
+  it('a settled invoice shows a receipt: amount received, the transaction hash and the time paid', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(10));
+    await pay(app, owner.key.token, owner.shop.id, invoice.id, usdc(10));
+    expect((await simulate(app, owner.key.token, owner.shop.id, { issuance_id: invoice.id, kind: 'invoice.closed', amount: '0' })).statusCode).toBe(200);
+    const view = (await app.request({ method: 'GET', url: `/api/v1/checkout/${invoice.public_id}` })).json();
+    const html = (await page(invoice.public_id)).body;
+    expect(html).toContain('Receipt');
+    expect(html).toContain('<dt>Amount received</dt><dd>10 USDC</dd>');
+    expect(view.tx_hash).not.toBe('');
+    expect(html).toContain(`<span class="hash" id="tx-hash">${view.tx_hash}</span>`);
+    expect(html).toMatch(/<dt>Paid at<\/dt><dd><time data-local datetime="[^"]+Z">/);
+    // A sandbox hash is on no chain: no explorer link for it.
+    expect(html).not.toContain('id="explorer"');
+  });
+
+  it('an invoice cancelled by the expiry job says it expired, not that it was cancelled (cancel_reason)', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(10), { expires_in: '1d' });
+    app.clock.advance(86_400_000);
+    await app.jobs.drain();
+    const html = (await page(invoice.public_id)).body;
+    expect(html).toContain('Closed: this checkout has expired. Do not send funds.');
+    expect(html).not.toContain('this checkout was cancelled');
+    expect(html).toContain('data-final="yes"');
+  });
+
+  it('Russian from Accept-Language; ?lang= switches and sets a cookie that sticks; the 404 page follows it too', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(1250.5));
+    const russian = await app.request({ method: 'GET', url: `/pay/${invoice.public_id}`, headers: { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.8' } });
+    expect(russian.headers['content-language']).toBe('ru');
+    expect(russian.body).toContain('<html lang="ru">');
+    expect(russian.body).toContain('Ожидаем оплату');
+    expect(russian.body).toContain('1\u00a0250,5 USDC');
+    expect((await app.request({ method: 'GET', url: `/pay/${invoice.public_id}`, headers: { 'accept-language': 'de, en;q=0.5' } })).body).toContain('Waiting for payment');
+
+    const switched = await app.request({ method: 'GET', url: `/pay/${invoice.public_id}?lang=en`, headers: { 'accept-language': 'ru' } });
+    expect(switched.body).toContain('Waiting for payment');
+    const cookie = String(switched.headers['set-cookie']);
+    expect(cookie).toMatch(/^ivory_lang=en; Path=\/pay; /);
+    const sticky = await app.request({ method: 'GET', url: `/pay/${invoice.public_id}`, headers: { 'accept-language': 'ru', cookie: 'ivory_lang=en' } });
+    expect(sticky.body).toContain('Waiting for payment');
+    const missing = await app.request({ method: 'GET', url: '/pay/AAAAAAAAAAAAAAAA', headers: { cookie: 'ivory_lang=ru' } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.body).toContain('Платёж не найден');
+  });
+
+  it('HSTS only when the page is served over HTTPS (X-Forwarded-Proto from a trusted proxy)', async () => {
+    const proxied = await createTestApp({ TRUST_PROXY: '127.0.0.1' });
+    try {
+      const owner = await createOwnerWithShop(proxied.context.db);
+      const invoice = await openInvoice(proxied, owner.key.token, owner.shop.id, usdc(1));
+      const https = await proxied.request({ method: 'GET', url: `/pay/${invoice.public_id}`, headers: { 'x-forwarded-proto': 'https' } });
+      expect(https.headers['strict-transport-security']).toBe('max-age=31536000');
+      const plain = await proxied.request({ method: 'GET', url: `/pay/${invoice.public_id}` });
+      expect(plain.headers['strict-transport-security']).toBeUndefined();
+      // From an untrusted address the header is ignored.
+      const spoofed = await proxied.request({ method: 'GET', url: `/pay/${invoice.public_id}`, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: '203.0.113.9' });
+      expect(spoofed.headers['strict-transport-security']).toBeUndefined();
+    } finally {
+      await proxied.close();
     }
   });
 });

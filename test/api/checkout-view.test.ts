@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/crypto.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createOwnerWithShop } from '../support/factories.js';
+import { admin, createAdminApp } from './admin-helpers.js';
 import {
   ARBITRUM,
   ARBITRUM_USDC,
@@ -54,6 +55,8 @@ const CHECKOUT_FIELDS: Record<string, FieldType> = {
   address: 'string',
   status: 'string',
   cancelled_at: 'timestamp|null',
+  /** Issue 12: why cancelled_at is set (expired, merchant, merchant_blocked), null while open. */
+  cancel_reason: 'string|null',
   disabled_at: 'timestamp|null',
   expires_at: 'timestamp',
   description: 'string',
@@ -75,6 +78,8 @@ const GROUP_FIELDS: Record<string, FieldType> = {
   amount: 'string',
   status: 'string',
   cancelled_at: 'timestamp|null',
+  /** Issue 12: why cancelled_at is set (expired, merchant, merchant_blocked), null while open. */
+  cancel_reason: 'string|null',
   disabled_at: 'timestamp|null',
   expires_at: 'timestamp',
   description: 'string',
@@ -243,6 +248,32 @@ describe('GET /checkout/{public_id} for an invoice', () => {
     const body = await checkoutBody(invoice.public_id);
     expect(body.status).toBe('open');
     expect(body.cancelled_at).toMatch(ISO);
+  });
+
+  it('cancel_reason says why cancelled_at is set: merchant (cancel), expired (expiry job), merchant_blocked (operator block); null while open (issue 12)', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const byMerchant = await openInvoice(app, owner.key.token, owner.shop.id, usdc(10));
+    expect((await checkoutBody(byMerchant.public_id)).cancel_reason).toBeNull();
+    expect((await cancel(app, owner.key.token, owner.shop.id, byMerchant.id)).statusCode).toBe(200);
+    expect((await checkoutBody(byMerchant.public_id)).cancel_reason).toBe('merchant');
+
+    const expiring = await openInvoice(app, owner.key.token, owner.shop.id, usdc(10), { expires_in: '1d' });
+    app.clock.advance(86_400_000);
+    await app.jobs.drain();
+    const expired = await checkoutBody(expiring.public_id);
+    expect(expired.cancelled_at).toMatch(ISO);
+    expect(expired.cancel_reason).toBe('expired');
+
+    const operatorApp = await createAdminApp();
+    try {
+      const blocked = await createOwnerWithShop(operatorApp.context.db);
+      const invoice = await openInvoice(operatorApp, blocked.key.token, blocked.shop.id, usdc(10));
+      expect((await admin(operatorApp, 'POST', `/merchants/${blocked.merchant.id}/block`, { payload: { reason: 'fraud' } })).statusCode).toBe(200);
+      const body = (await operatorApp.request({ method: 'GET', url: `/api/v1/checkout/${invoice.public_id}` })).json();
+      expect(body.cancel_reason).toBe('merchant_blocked');
+    } finally {
+      await operatorApp.close();
+    }
   });
 
   it('answers without caching', async () => {

@@ -32,7 +32,9 @@ export interface ChainHarness {
  * that lists the network with its rpc_url, so the app builds its own EVM
  * adapter, watcher and payout tracker (nothing in-process is faked).
  */
-export async function startChainHarness(options: { confirmations?: number; chainId?: number } = {}): Promise<ChainHarness> {
+export async function startChainHarness(
+  options: { confirmations?: number; chainId?: number; env?: Record<string, string> } = {},
+): Promise<ChainHarness> {
   const confirmations = options.confirmations ?? 2;
   const anvil = await startAnvil({ chainId: options.chainId ?? 31337 });
   const token = await deployTestStablecoin({ rpcUrl: anvil.rpcUrl, privateKey: DEPLOYER_KEY });
@@ -73,7 +75,7 @@ export async function startChainHarness(options: { confirmations?: number; chain
       ],
     }),
   );
-  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN }, new ManualClock(new Date()));
+  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN, ...options.env }, new ManualClock(new Date()));
   return {
     anvil,
     app,
