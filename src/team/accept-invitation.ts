@@ -58,9 +58,11 @@ export async function acceptInvitation(trx: Tx, clock: Clock, principal: Princip
     if (shop.archived) throw new IvoryError('shop_archived');
   }
 
-  const joining = !(await isMember(trx, invitation.merchant_id, userId));
-  const teamAfter = (await countTeam(trx, invitation.merchant_id, now, { excludeInvitationId: invitation.id })) + (joining ? 1 : 0);
-  if (teamAfter > teamLimit(merchant.teamLimit)) throw new IvoryError('team_limit_reached');
+  // A member taking a further grant adds no one; someone joining turns a pending invitation into a member.
+  if (!(await isMember(trx, invitation.merchant_id, userId))) {
+    const teamAfter = (await countTeam(trx, invitation.merchant_id, now, { excludeInvitationId: invitation.id })) + 1;
+    if (teamAfter > teamLimit(merchant.teamLimit)) throw new IvoryError('team_limit_reached');
+  }
 
   const existing = await findGrantForScope(trx, invitation.merchant_id, userId, invitation.shop_id);
   let grant: GrantRow;
