@@ -175,7 +175,7 @@ describe('SPEC "Webhooks": POST /shops/{shop_id}/deliveries/{id}/replay', () => 
 
     const readKey = await createApiKey(app.context.db, { id: owner.shop.id, merchantId: owner.merchant.id }, { scopes: ['read'] });
     expect((await post(readKey.token, path)).statusCode).toBe(403);
-    expect((await post(other.key.token, path)).statusCode).toBe(403);
+    expect((await post(other.key.token, path)).statusCode).toBe(404); // another merchant's shop: as if absent (decision 0016)
     const foreign = await post(other.key.token, `/shops/${other.shop.id}/deliveries/${delivery?.id}/replay`);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().error.code).toBe('not_found');
