@@ -124,7 +124,7 @@ describe('SPEC "Webhooks": GET /shops/{shop_id}/deliveries', () => {
     const mine = await get(owner.key.token, `/shops/${owner.shop.id}/deliveries?event_id=${event.id}`);
     expect(mine.json().data).toEqual([]);
     const theirs = await get(owner.key.token, `/shops/${other.shop.id}/deliveries`);
-    expect(theirs.statusCode).toBe(403);
+    expect(theirs.statusCode).toBe(404); // another merchant's shop: as if absent (decision 0016)
   });
 });
 
