@@ -14,7 +14,7 @@ export interface CreateApiKeyInput {
 }
 
 /**
- * POST /shops/{id}/keys (developer or owner session). The token is returned
+ * POST /shops/{id}/keys (owner session: keys are administration, decision 0016). The token is returned
  * here once and stored only as its SHA-256. The shop row is locked before
  * counting, so concurrent creations cannot pass the limit of 10 live keys.
  */
@@ -25,7 +25,7 @@ export async function createApiKey(
   shopId: string,
   input: CreateApiKeyInput,
 ): Promise<ApiKeyRecord & { token: string }> {
-  const { shop } = await requireShopAccess(trx, principal, shopId, 'write', { lock: true });
+  const { shop } = await requireShopAccess(trx, principal, shopId, 'owner', { lock: true });
   const name = parseName(input.name);
   const scopes = parseScopes(input.scopes);
   const allowedIps = parseAllowedIps(input.allowedIps ?? []);

@@ -29,8 +29,8 @@ const KEY_FIELD_ERRORS = { name: 'invalid_name', scopes: 'invalid_scopes', allow
 
 /**
  * SPEC "API keys": every route is session-only (a key can never manage keys,
- * SPEC "Authentication" 3–4) and needs a developer or owner on the shop to
- * change anything.
+ * SPEC "Authentication" 3–4); reading them needs a developer, creating,
+ * changing and revoking an owner (decision 0016).
  */
 export async function keysRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { db, clock, secrets } = context;

@@ -12,7 +12,7 @@ import { lockLiveKey, markKeyRevoked } from './api-keys.repository.js';
  * key is 404 `not_found` (a retry with the same Idempotency-Key gets the stored 200).
  */
 export async function revokeApiKey(trx: Tx, clock: Clock, principal: Principal, shopId: string, keyId: string): Promise<void> {
-  const { shop } = await requireShopAccess(trx, principal, shopId, 'write');
+  const { shop } = await requireShopAccess(trx, principal, shopId, 'owner');
   const key = isUuid(keyId) ? await lockLiveKey(trx, shop.id, keyId) : undefined;
   if (key === undefined) throw new IvoryError('not_found');
   await markKeyRevoked(trx, key.id, clock.now());

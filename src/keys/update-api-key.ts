@@ -27,7 +27,7 @@ export async function updateApiKey(
   keyId: string,
   input: UpdateApiKeyInput,
 ): Promise<ApiKeyRecord> {
-  const { shop } = await requireShopAccess(trx, principal, shopId, 'write');
+  const { shop } = await requireShopAccess(trx, principal, shopId, 'owner');
   const key = isUuid(keyId) ? await lockLiveKey(trx, shop.id, keyId) : undefined;
   if (key === undefined) throw new IvoryError('not_found');
   const changes = {

@@ -52,8 +52,9 @@ export function roleAllows(role: Role, need: AccessNeed): boolean {
  * rules"): returns the shop only when the principal may act on it, so callers
  * scope every later query by `access.shop.id`.
  *
- * - API key: its own shop only — another existing shop is 403 `forbidden`,
- *   an unknown id 404 `shop_not_found`; `owner` needs are always `forbidden`.
+ * - API key: its own shop only — another shop of its merchant is 403
+ *   `forbidden`, another merchant's shop or an unknown id 404 `shop_not_found`
+ *   (other merchants' ids answer as if absent); `owner` needs are always `forbidden`.
  * - Session: the user must be onboarded (`onboarding_required`) and not blocked
  *   (`account_disabled`); a merchant-wide grant or a grant on this shop decides
  *   the role; no grant is 404 `shop_not_found`, so other merchants' shops stay
@@ -79,6 +80,7 @@ export async function requireShopAccess(
 
   let role: Role | null = null;
   if (principal.kind === 'api_key') {
+    if (shop.merchant_id !== principal.merchantId) throw new IvoryError('shop_not_found');
     if (shop.id !== principal.shopId || need === 'owner') throw new IvoryError('forbidden');
   } else {
     const grants = await listUserGrants(db, shop.merchant_id, principal.userId);
@@ -95,7 +97,7 @@ export async function requireShopAccess(
 /**
  * The gate for merchant-level operations. An unknown merchant, or one the user
  * holds no grant on, is 404 `not_found`; an API key reaches only its own
- * merchant (else 403 `forbidden`) and sees only its own shop. A user whose
+ * merchant (another is 404 `not_found`, as if absent) and sees only its own shop. A user whose
  * grants are all shop-scoped may read (and sees only those shops) but may not
  * write or administer at merchant level. Blocked user or merchant and
  * onboarding as in `requireShopAccess`.
@@ -115,7 +117,8 @@ export async function requireMerchantAccess(
   let role: Role | null = null;
   let shopIds: readonly string[] | null;
   if (principal.kind === 'api_key') {
-    if (merchant.id !== principal.merchantId || need === 'owner') throw new IvoryError('forbidden');
+    if (merchant.id !== principal.merchantId) throw new IvoryError('not_found');
+    if (need === 'owner') throw new IvoryError('forbidden');
     shopIds = [principal.shopId];
   } else {
     const grants = await listUserGrants(db, merchant.id, principal.userId);

@@ -128,8 +128,10 @@ describe('SPEC "Authentication" on creation', () => {
     expect(response.statusCode).toBe(403);
     expect(response.json().error.code).toBe('forbidden');
     const other = await createOwnerWithShop(app.context.db);
+    // Another merchant's key: the shop answers as if absent (decision 0016).
     const foreign = await createInvoice(app, other.key.token, owner.shop.id, { ...base, amount: usdc(10) });
-    expect(foreign.statusCode).toBe(403);
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().error.code).toBe('shop_not_found');
     expect(await storedCounts(app, owner.shop.id)).toMatchObject({ issuances: 0 });
   });
 

@@ -159,14 +159,17 @@ describe('API key management', () => {
     expect(stored).toHaveLength(10);
   });
 
-  it('who may manage keys: developer and owner; viewer 403; any API key 403; another merchant 404 shop_not_found', async () => {
+  it('who may manage keys: only owners create, change and revoke; developers read them; viewer 403; any API key 403; another merchant 404 shop_not_found', async () => {
     const developer = await member(app.context.db, owner.merchant.id, 'developer');
-    expect((await create({ name: 'dev', scopes: ['read'] }, developer.token)).statusCode).toBe(201);
+    expect(await refused(() => create({ name: 'dev', scopes: ['read'] }, developer.token))).toEqual({ status: 403, code: 'forbidden' });
+    expect(await refused(() => revoke(owner.key.id, developer.token))).toEqual({ status: 403, code: 'forbidden' });
+    expect(await refused(() => patch(owner.key.id, { enabled: false }, developer.token))).toEqual({ status: 403, code: 'forbidden' });
+    expect((await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/keys`, headers: authed(developer.token) })).statusCode).toBe(200);
     const viewer = await member(app.context.db, owner.merchant.id, 'viewer');
     expect(await refused(() => create({ name: 'v', scopes: ['read'] }, viewer.token))).toEqual({ status: 403, code: 'forbidden' });
     expect(await refused(() => revoke(owner.key.id, viewer.token))).toEqual({ status: 403, code: 'forbidden' });
     expect(await refused(() => patch(owner.key.id, { enabled: false }, viewer.token))).toEqual({ status: 403, code: 'forbidden' });
-    expect((await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/keys`, headers: authed(viewer.token) })).statusCode).toBe(200);
+    expect((await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/keys`, headers: authed(viewer.token) })).statusCode).toBe(403);
     expect(await refused(() => create({ name: 'k', scopes: ['read'] }, owner.key.token))).toEqual({ status: 403, code: 'forbidden' });
     expect(await refused(() => patch(owner.key.id, { enabled: false }, owner.key.token))).toEqual({ status: 403, code: 'forbidden' });
     expect(await refused(() => revoke(owner.key.id, owner.key.token))).toEqual({ status: 403, code: 'forbidden' });

@@ -152,7 +152,7 @@ describe('Solana and Tron recipients', () => {
       expect(await refused(() => put(family, first, owner.key.token))).toEqual({ status: 403, code: 'forbidden' });
       const stranger = await createOwnerWithShop(app.context.db);
       expect(await refused(() => put(family, first, stranger.session.token))).toEqual({ status: 404, code: 'shop_not_found' });
-      expect((await get(family, stranger.key.token)).statusCode).toBe(403);
+      expect((await get(family, stranger.key.token)).statusCode).toBe(404);
       expect(
         await refused(() =>
           app.request({

@@ -42,14 +42,14 @@ describe('terms, merchant networks, branding assets', () => {
     expect(base?.invoice).toEqual({ bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' });
   });
 
-  it('terms: any key of the shop (either scope), any role; not another shop', async () => {
+  it("terms: any key of the shop (either scope), any role; not another shop (another merchant's: as if absent)", async () => {
     const get = (token: string, shopId = owner.shop.id) => app.request({ method: 'GET', url: `/api/v1/shops/${shopId}/terms`, headers: authed(token) });
     const writeKey = await createApiKey(app.context.db, { id: owner.shop.id, merchantId: owner.merchant.id }, { scopes: ['write'] });
     expect((await get(writeKey.token)).statusCode).toBe(200);
     const viewer = await member(app.context.db, owner.merchant.id, 'viewer');
     expect((await get(viewer.token)).statusCode).toBe(200);
     const stranger = await createOwnerWithShop(app.context.db);
-    expect(errorCode(await get(stranger.key.token))).toBe('forbidden');
+    expect(errorCode(await get(stranger.key.token))).toBe('shop_not_found');
     expect(errorCode(await get(stranger.session.token))).toBe('shop_not_found');
     expect((await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/terms` })).statusCode).toBe(401);
   });
@@ -69,7 +69,7 @@ describe('terms, merchant networks, branding assets', () => {
     expect(networks.some((network: { wallet_bridge?: boolean }) => network.wallet_bridge === false)).toBe(true);
   });
 
-  it('merchant networks: a read key of the merchant reads it; a write-only key 403; another merchant 404 / 403', async () => {
+  it('merchant networks: a read key of the merchant reads it; a write-only key 403; another merchant 404 not_found for keys and sessions', async () => {
     const get = (token: string, merchantId = owner.merchant.id) =>
       app.request({ method: 'GET', url: `/api/v1/merchants/${merchantId}/networks`, headers: authed(token) });
     expect((await get(owner.key.token)).statusCode).toBe(200);
@@ -77,8 +77,8 @@ describe('terms, merchant networks, branding assets', () => {
     expect(errorCode(await get(writeKey.token))).toBe('forbidden');
     const stranger = await createOwnerWithShop(app.context.db);
     const keyElsewhere = await get(stranger.key.token);
-    expect(keyElsewhere.statusCode).toBe(403);
-    expect(errorCode(keyElsewhere)).toBe('forbidden');
+    expect(keyElsewhere.statusCode).toBe(404);
+    expect(errorCode(keyElsewhere)).toBe('not_found');
     const sessionElsewhere = await get(stranger.session.token);
     expect(sessionElsewhere.statusCode).toBe(404);
     expect(errorCode(sessionElsewhere)).toBe('not_found');

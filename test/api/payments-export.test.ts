@@ -262,18 +262,22 @@ describe('GET /shops/{shop_id}/export.csv', () => {
     expect(rows.every((row) => row.amount === '1' && row.kind === 'transfer')).toBe(true);
   });
 
-  it('auth: a write-only key is forbidden, another shop\'s key too, no credentials 401 — as JSON errors', async () => {
+  it('auth: a write-only key is forbidden, another merchant\'s key finds no shop, no credentials 401 — as JSON errors', async () => {
     const owner = await createOwnerWithShop(app.context.db);
     const writeKey = await createApiKey(app.context.db, { id: owner.shop.id, merchantId: owner.merchant.id }, { scopes: ['write'] });
     const readKey = await createApiKey(app.context.db, { id: owner.shop.id, merchantId: owner.merchant.id }, { scopes: ['read'] });
     const other = await createOwnerWithShop(app.context.db);
     expect((await exportCsv(readKey.token, owner.shop.id)).statusCode).toBe(200);
     expect((await exportCsv(owner.session.token, owner.shop.id)).statusCode).toBe(200);
-    for (const token of [writeKey.token, other.key.token]) {
+    for (const [token, status, code] of [
+      [writeKey.token, 403, 'forbidden'],
+      // Another merchant's key: the shop answers as if absent (decision 0016).
+      [other.key.token, 404, 'shop_not_found'],
+    ] as const) {
       const response = await exportCsv(token, owner.shop.id);
-      expect(response.statusCode).toBe(403);
+      expect(response.statusCode).toBe(status);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
-      expect(response.json().error.code).toBe('forbidden');
+      expect(response.json().error.code).toBe(code);
     }
     const anonymous = await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/export.csv` });
     expect(anonymous.statusCode).toBe(401);

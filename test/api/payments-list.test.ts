@@ -152,10 +152,10 @@ describe('GET /shops/{shop_id}/payments', () => {
     const response = await list(other.key.token, other.shop.id);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ data: [], next_cursor: null });
-    // A key of another shop cannot read this one.
+    // A key of another merchant's shop cannot read this one, nor learn that it exists.
     const foreign = await list(other.key.token, owner.shop.id);
-    expect(foreign.statusCode).toBe(403);
-    expect(foreign.json().error.code).toBe('forbidden');
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().error.code).toBe('shop_not_found');
   });
 
   it('auth: read key and viewer session may read; a write-only key is forbidden; no credentials 401 (SPEC "Authentication" 3)', async () => {

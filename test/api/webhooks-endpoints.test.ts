@@ -280,8 +280,10 @@ describe('SPEC "Authentication" 3: K(write) or S; keys work within their own sho
     const readOnly = await create(app, readKey.token, owner.shop.id, { url: HOOK, filters: ['transfer'] });
     expect(readOnly.statusCode).toBe(403);
     expect(readOnly.json().error.code).toBe('forbidden');
+    // Another merchant's key: the shop answers as if absent (decision 0016).
     const foreignKey = await create(app, other.key.token, owner.shop.id, { url: HOOK, filters: ['transfer'] });
-    expect(foreignKey.statusCode).toBe(403);
+    expect(foreignKey.statusCode).toBe(404);
+    expect(foreignKey.json().error.code).toBe('shop_not_found');
     const foreignSession = await create(app, other.session.token, owner.shop.id, { url: HOOK, filters: ['transfer'] });
     expect(foreignSession.statusCode).toBe(404);
     expect(foreignSession.json().error.code).toBe('shop_not_found');
@@ -294,7 +296,7 @@ describe('SPEC "Authentication" 3: K(write) or S; keys work within their own sho
         expect(response.statusCode, path).toBe(200);
       }
       const foreign = await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/${path}`, headers: authed(other.key.token) });
-      expect(foreign.statusCode, path).toBe(403);
+      expect(foreign.statusCode, path).toBe(404);
     }
   });
 });

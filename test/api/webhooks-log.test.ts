@@ -124,7 +124,7 @@ describe('SPEC "Webhooks": GET /shops/{shop_id}/deliveries', () => {
     const mine = await get(owner.key.token, `/shops/${owner.shop.id}/deliveries?event_id=${event.id}`);
     expect(mine.json().data).toEqual([]);
     const theirs = await get(owner.key.token, `/shops/${other.shop.id}/deliveries`);
-    expect(theirs.statusCode).toBe(403);
+    expect(theirs.statusCode).toBe(404); // another merchant's shop: as if absent (decision 0016)
   });
 });
 
@@ -175,7 +175,7 @@ describe('SPEC "Webhooks": POST /shops/{shop_id}/deliveries/{id}/replay', () => 
 
     const readKey = await createApiKey(app.context.db, { id: owner.shop.id, merchantId: owner.merchant.id }, { scopes: ['read'] });
     expect((await post(readKey.token, path)).statusCode).toBe(403);
-    expect((await post(other.key.token, path)).statusCode).toBe(403);
+    expect((await post(other.key.token, path)).statusCode).toBe(404); // another merchant's shop: as if absent (decision 0016)
     const foreign = await post(other.key.token, `/shops/${other.shop.id}/deliveries/${delivery?.id}/replay`);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().error.code).toBe('not_found');

@@ -498,5 +498,26 @@ export interface AdminTables {
   admin_audit_entries: AdminAuditEntriesTable;
 }
 
+// Team invitations (migrations/202611240010_team_invitations.sql).
+export interface InvitationsTable {
+  id: string;
+  merchant_id: string;
+  provider: 'email';
+  subject: string;
+  address: string;
+  role: Role;
+  shop_id: string | null;
+  invited_by: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  accepted_by: string | null;
+  revoked_at: NullableTimestamp;
+}
+
+export interface TeamTables {
+  invitations: InvitationsTable;
+}
+
 // Modules add their table interfaces above and join them here.
-export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables, SignInTables, AdminTables {}
+export interface Database extends PlatformTables, EventTables, MerchantTables, IssuanceTables, WebhookTables, SignInTables, AdminTables, TeamTables {}

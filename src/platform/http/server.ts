@@ -57,7 +57,39 @@ export interface HttpCoreOptions {
 }
 
 export const API_PREFIX = '/api/v1';
+
+/** One registered route, as the route table records it. */
+export interface RouteEntry {
+  readonly method: string;
+  readonly url: string;
+  readonly auth: AuthRequirement | undefined;
+}
+
+const routeTables = new WeakMap<object, RouteEntry[]>();
+
+/**
+ * Every route registered on a server built by `createHttpCore` (HEAD twins of
+ * GET routes left out), in registration order: the access-matrix test checks
+ * that each shop route has a row, so a new route cannot skip the decision.
+ */
+export function registeredRoutes(server: IvoryServer): readonly RouteEntry[] {
+  return routeTables.get(server) ?? [];
+}
 const LEGACY_PREFIX = `${API_PREFIX}/projects`;
+const LEGACY_MERCHANT_SHOPS = /^\/api\/v1\/merchants\/([^/?]+)\/projects(?=[/?]|$)/;
+
+/**
+ * SPEC "Versioning": `/projects` routes are aliases of `/shops`, also under a
+ * merchant (`/merchants/{id}/projects`). Rewritten before routing, so every
+ * shop route, whichever module adds it, has its alias with the same handler,
+ * and the idempotency fingerprint sees the `/shops` path.
+ */
+export function legacyToCurrent(url: string): string {
+  if (url.startsWith(LEGACY_PREFIX) && /^[/?]|^$/.test(url.slice(LEGACY_PREFIX.length))) {
+    return `${API_PREFIX}/shops${url.slice(LEGACY_PREFIX.length)}`;
+  }
+  return url.replace(LEGACY_MERCHANT_SHOPS, (_all, merchantId: string) => `${API_PREFIX}/merchants/${merchantId}/shops`);
+}
 
 /**
  * The HTTP core every module's routes run in: the error envelope, the auth
@@ -81,20 +113,22 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
     // parameter) would otherwise answer in Fastify's own shape, not SPEC's.
     frameworkErrors: (error, request, reply) => sendFrameworkError(error, reply.header('X-Request-Id', request.id) as unknown as FastifyReply),
     forceCloseConnections: 'idle',
-    // Legacy `/projects` routes are aliases of `/shops` (SPEC "Versioning"):
-    // rewritten before routing, so they share handlers and idempotency scope.
-    rewriteUrl: (request) => {
-      const url = request.url ?? '/';
-      return url.startsWith(LEGACY_PREFIX) && /^[/?]|^$/.test(url.slice(LEGACY_PREFIX.length))
-        ? `${API_PREFIX}/shops${url.slice(LEGACY_PREFIX.length)}`
-        : url;
-    },
+    // Legacy `/projects` routes are aliases of `/shops` (SPEC "Versioning").
+    rewriteUrl: (request) => legacyToCurrent(request.url ?? '/'),
     ajv: {
       // Bodies are validated as sent: no silent coercion, no silent stripping of
       // unknown fields (mass assignment must fail, with invalid_json).
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const routeTable: RouteEntry[] = [];
+  routeTables.set(app, routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (method !== 'HEAD') routeTable.push({ method, url: route.url, auth: route.config?.auth });
+    }
+  });
 
   app.decorateRequest('principal', null);
   app.decorateRequest('authenticatedBy', null);

@@ -1,0 +1,227 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../platform/database/database.js';
+import { countRows } from '../platform/database/count-rows.js';
+import type { InvitationsTable, Role } from '../platform/database/schema.js';
+
+export type InvitationRow = Selectable<InvitationsTable>;
+
+export interface GrantRow {
+  readonly id: string;
+  readonly userId: string;
+  readonly role: Role;
+  readonly shopId: string | null;
+  readonly createdAt: Date;
+}
+
+export interface MerchantTeamStanding {
+  readonly name: string;
+  readonly teamLimit: number | null;
+  readonly blockedAt: Date | null;
+  readonly blockedReason: string | null;
+}
+
+/**
+ * The merchant row locked `FOR UPDATE`: every team change counts, compares and
+ * writes under it, so two invitations or acceptances cannot both pass the limit
+ * and two removals cannot both leave the merchant without an owner.
+ */
+export async function lockMerchantForTeam(db: Executor, merchantId: string): Promise<MerchantTeamStanding | undefined> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(['name', 'team_limit', 'blocked_at', 'blocked_reason'])
+    .where('id', '=', merchantId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined ? undefined : { name: row.name, teamLimit: row.team_limit, blockedAt: row.blocked_at, blockedReason: row.blocked_reason };
+}
+
+/** SPEC "Limits": members (people holding any grant) plus pending invitations. */
+export async function countTeam(db: Executor, merchantId: string, now: Date, options: { excludeInvitationId?: string } = {}): Promise<number> {
+  const members = await db
+    .selectFrom('grants')
+    .select((eb) => eb.fn.count<string>('user_id').distinct().as('count'))
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirstOrThrow();
+  let pending = db
+    .selectFrom('invitations')
+    .where('merchant_id', '=', merchantId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now);
+  if (options.excludeInvitationId !== undefined) pending = pending.where('id', '!=', options.excludeInvitationId);
+  return Number(members.count) + (await countRows(pending));
+}
+
+export async function insertInvitation(
+  db: Executor,
+  invitation: {
+    id: string;
+    merchantId: string;
+    subject: string;
+    address: string;
+    role: Role;
+    shopId: string | null;
+    invitedBy: string;
+    createdAt: Date;
+    expiresAt: Date;
+  },
+): Promise<InvitationRow> {
+  return db
+    .insertInto('invitations')
+    .values({
+      id: invitation.id,
+      merchant_id: invitation.merchantId,
+      provider: 'email',
+      subject: invitation.subject,
+      address: invitation.address,
+      role: invitation.role,
+      shop_id: invitation.shopId,
+      invited_by: invitation.invitedBy,
+      created_at: invitation.createdAt,
+      expires_at: invitation.expiresAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Pending invitations of the same address to the same scope: a new one supersedes them. */
+export async function revokePendingInvitationsFor(
+  db: Executor,
+  merchantId: string,
+  subject: string,
+  shopId: string | null,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('invitations')
+    .set({ revoked_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('subject', '=', subject)
+    .where((eb) => (shopId === null ? eb('shop_id', 'is', null) : eb('shop_id', '=', shopId)))
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+export async function findInvitationMerchant(db: Executor, invitationId: string): Promise<string | undefined> {
+  return (await db.selectFrom('invitations').select('merchant_id').where('id', '=', invitationId).executeTakeFirst())?.merchant_id;
+}
+
+export async function lockInvitation(db: Executor, invitationId: string): Promise<InvitationRow | undefined> {
+  return db.selectFrom('invitations').selectAll().where('id', '=', invitationId).forUpdate().executeTakeFirst();
+}
+
+export async function listPendingInvitations(db: Executor, merchantId: string, now: Date): Promise<InvitationRow[]> {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function markInvitationRevoked(db: Executor, invitationId: string, now: Date): Promise<InvitationRow> {
+  return db.updateTable('invitations').set({ revoked_at: now }).where('id', '=', invitationId).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function markInvitationAccepted(db: Executor, invitationId: string, userId: string, now: Date): Promise<void> {
+  await db.updateTable('invitations').set({ accepted_at: now, accepted_by: userId }).where('id', '=', invitationId).execute();
+}
+
+/** Whether the shop belongs to the merchant and is not archived (what an invitation may still point at). */
+export async function findShopStanding(db: Executor, merchantId: string, shopId: string): Promise<{ archived: boolean } | undefined> {
+  const row = await db.selectFrom('shops').select('archived_at').where('id', '=', shopId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row === undefined ? undefined : { archived: row.archived_at !== null };
+}
+
+function grantOf(row: { id: string; user_id: string; role: Role; shop_id: string | null; created_at: Date }): GrantRow {
+  return { id: row.id, userId: row.user_id, role: row.role, shopId: row.shop_id, createdAt: row.created_at };
+}
+
+export async function listGrants(db: Executor, merchantId: string): Promise<GrantRow[]> {
+  const rows = await db
+    .selectFrom('grants')
+    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(grantOf);
+}
+
+export async function isMember(db: Executor, merchantId: string, userId: string): Promise<boolean> {
+  return (await countRows(db.selectFrom('grants').where('merchant_id', '=', merchantId).where('user_id', '=', userId))) > 0;
+}
+
+export async function findGrantForScope(db: Executor, merchantId: string, userId: string, shopId: string | null): Promise<GrantRow | undefined> {
+  const row = await db
+    .selectFrom('grants')
+    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('user_id', '=', userId)
+    .where((eb) => (shopId === null ? eb('shop_id', 'is', null) : eb('shop_id', '=', shopId)))
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined ? undefined : grantOf(row);
+}
+
+export async function findGrant(db: Executor, merchantId: string, grantId: string): Promise<GrantRow | undefined> {
+  const row = await db
+    .selectFrom('grants')
+    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', grantId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined ? undefined : grantOf(row);
+}
+
+export async function insertGrant(
+  db: Executor,
+  grant: { id: string; merchantId: string; userId: string; role: Role; shopId: string | null; createdAt: Date },
+): Promise<GrantRow> {
+  const row = await db
+    .insertInto('grants')
+    .values({ id: grant.id, merchant_id: grant.merchantId, user_id: grant.userId, role: grant.role, shop_id: grant.shopId, created_at: grant.createdAt })
+    .returning(['id', 'user_id', 'role', 'shop_id', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return grantOf(row);
+}
+
+export async function setGrantRole(db: Executor, grantId: string, role: Role): Promise<GrantRow> {
+  const row = await db
+    .updateTable('grants')
+    .set({ role })
+    .where('id', '=', grantId)
+    .returning(['id', 'user_id', 'role', 'shop_id', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return grantOf(row);
+}
+
+export async function deleteGrant(db: Executor, grantId: string): Promise<void> {
+  await db.deleteFrom('grants').where('id', '=', grantId).execute();
+}
+
+export async function countMerchantWideOwners(db: Executor, merchantId: string): Promise<number> {
+  return countRows(db.selectFrom('grants').where('merchant_id', '=', merchantId).where('role', '=', 'owner').where('shop_id', 'is', null));
+}
+
+/** The e-mail sign-in address of each user (the first linked, when several), for the team list. */
+export async function findEmailAddresses(db: Executor, userIds: readonly string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('identities')
+    .select(['user_id', 'label'])
+    .where('provider', '=', 'email')
+    .where('user_id', 'in', [...userIds])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  // Later rows overwrite earlier ones: descending order leaves the first linked.
+  return new Map(rows.map((row) => [row.user_id, row.label]));
+}
