@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
+import { runIdempotent, sendAnswer } from '../platform/http/idempotency.js';
 import {
   SESSION_MFA_EXEMPT,
   SESSION_ONLY,
@@ -52,11 +52,11 @@ export async function accountsRoutes(api: IvoryServer, context: AppContext): Pro
     async (request, reply) => {
       const userId = sessionOf(request).userId;
       const { name, email } = request.body;
-      const result = await runIdempotent(context.db, request, async (trx) => {
+      const answer = await runIdempotent(context.db, request, reply, async (trx) => {
         const outcome = await completeOnboarding(trx, context.clock, { userId, name, email });
         return { status: outcome.created ? 201 : 200, body: { completed: true } };
       });
-      return reply.status(result.status).send(result.body);
+      return sendAnswer(reply, answer);
     },
   );
 

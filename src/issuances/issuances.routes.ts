@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { replyShopIdempotent, requireShopAccess } from '../merchants/index.js';
 import type { AppContext } from '../app-context.js';
-import { runIdempotent } from '../platform/http/idempotency.js';
+import { runIdempotent, sendAnswer } from '../platform/http/idempotency.js';
 import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
@@ -49,8 +49,8 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
       { schema: { params: ShopParams, body: CreateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: CREATE_FIELD_ERRORS } },
       async (request, reply) => {
         const principal = principalOf(request);
-        const result = await withInvoiceLimitGate((invoiceLimitGate) =>
-          runIdempotent(db, request, async (trx) => {
+        const answer = await withInvoiceLimitGate((invoiceLimitGate) =>
+          runIdempotent(db, request, reply, async (trx) => {
             const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
             const body = await createIssuance(
               trx,
@@ -60,7 +60,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
             return { status: 202, body };
           }),
         );
-        return reply.status(result.status).send(result.body);
+        return sendAnswer(reply, answer);
       },
     );
   }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { replyIdempotent, type AnswerSealer } from '../platform/http/idempotency.js';
 import { SESSION_FRESH_MFA, SESSION_ONLY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createApiKey } from './create-api-key.js';
@@ -43,17 +43,17 @@ export async function keysRoutes(api: IvoryServer, context: AppContext): Promise
     '/shops/:shop_id/keys',
     { schema: { params: ShopParams, body: CreateKeyBody }, config: { auth: SESSION_FRESH_MFA, idempotent: true, fieldErrors: KEY_FIELD_ERRORS } },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { name, scopes, allowed_ips: allowedIps } = request.body;
       // The stored answer is replayed for a retried request, so it holds the
-      // token too — sealed with SECRET_KEY, so that the database never holds a
-      // usable key in clear (keys themselves are stored only as hashes).
-      const result = await runIdempotent(db, request, async (trx) => {
-        const created = await createApiKey(trx, clock, principal, request.params.shop_id, { name, scopes, allowedIps });
-        return { status: 201, body: { ...created, token: secrets.seal(created.token) } };
-      });
-      const body = result.body;
-      return reply.status(result.status).send({ ...body, token: secrets.open(body.token) });
+      // token too: its bytes are sealed with SECRET_KEY, so that the database
+      // never holds a usable key in clear (keys themselves are stored only as hashes).
+      return replyIdempotent(
+        db,
+        request,
+        reply,
+        async (trx, principal) => ({ status: 201, body: await createApiKey(trx, clock, principal, request.params.shop_id, { name, scopes, allowedIps }) }),
+        { sealWith: secrets, legacyBody: (stored) => openLegacyToken(stored, secrets) },
+      );
     },
   );
 
@@ -78,4 +78,10 @@ export async function keysRoutes(api: IvoryServer, context: AppContext): Promise
         return { status: 200, body: { ok: true } };
       }),
   );
+}
+
+/** A key-creation answer stored before decision 0019: JSON with the token sealed as a field. */
+function openLegacyToken(stored: unknown, secrets: AnswerSealer): unknown {
+  const body = stored as { token: string };
+  return { ...body, token: secrets.open(body.token) };
 }

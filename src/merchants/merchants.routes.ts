@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { replyIdempotent } from '../platform/http/idempotency.js';
 import { PUBLIC, SESSION_FRESH_MFA, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import { IMAGE_BODY_LIMIT } from '../platform/image.js';
@@ -209,14 +209,11 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
           fieldErrors: { address: family === 'solana' ? 'invalid_solana_address' : 'invalid_tron_address' },
         },
       },
-      async (request, reply) => {
-        const principal = principalOf(request);
-        const result = await runIdempotent(db, request, async (trx) => ({
+      async (request, reply) =>
+        replyIdempotent(db, request, reply, async (trx, principal) => ({
           status: 200,
           body: await setShopRecipient(trx, { clock, catalogue }, principal, request.params.shop_id, family, request.body.address),
-        }));
-        return reply.status(result.status).send(result.body);
-      },
+        })),
     );
   }
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import { replyIdempotent, runIdempotent } from '../platform/http/idempotency.js';
+import { replyIdempotent, type IdempotentOptions } from '../platform/http/idempotency.js';
 import { SESSION_OR_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
@@ -8,7 +8,7 @@ import { deleteWebhookEndpoint } from './delete-webhook-endpoint.js';
 import { listDeliveries } from './list-deliveries.js';
 import { listEvents } from './list-events.js';
 import { listWebhookEndpoints } from './list-webhook-endpoints.js';
-import { revealSecret } from './one-time-secret.js';
+import { revealSecret, type SealedSecretBody } from './one-time-secret.js';
 import { recoverWebhookDeliveries } from './recover-webhook-deliveries.js';
 import { replayDelivery } from './replay-delivery.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
@@ -55,6 +55,8 @@ const ENDPOINT_FIELD_ERRORS = { url: 'invalid_webhook_url', filters: 'invalid_fi
 export async function webhooksRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { db, clock, secrets } = context;
   const allowPrivate = context.config.webhookAllowPrivate;
+  // The answer shows the signing secret: stored sealed (one-time-secret.ts).
+  const secretAnswer: IdempotentOptions = { sealWith: secrets, legacyBody: (stored) => revealSecret(stored as SealedSecretBody, secrets) };
 
   api.post(
     '/shops/:shop_id/webhooks',
@@ -62,14 +64,17 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
       schema: { params: ShopParams, body: CreateBody },
       config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: ENDPOINT_FIELD_ERRORS },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const result = await runIdempotent(db, request, async (trx) => ({
-        status: 201,
-        body: await createWebhookEndpoint(trx, { clock, secrets, allowPrivate }, principal, request.params.shop_id, request.body),
-      }));
-      return reply.status(result.status).send(revealSecret(result.body, secrets));
-    },
+    async (request, reply) =>
+      replyIdempotent(
+        db,
+        request,
+        reply,
+        async (trx, principal) => ({
+          status: 201,
+          body: revealSecret(await createWebhookEndpoint(trx, { clock, secrets, allowPrivate }, principal, request.params.shop_id, request.body), secrets),
+        }),
+        secretAnswer,
+      ),
   );
 
   api.get('/shops/:shop_id/webhooks', { schema: { params: ShopParams }, config: { auth: SESSION_OR_KEY } }, async (request) =>
@@ -107,13 +112,14 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
     '/shops/:shop_id/webhooks/:id/rotate-secret',
     { schema: { params: EndpointParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { shop_id: shopId, id } = request.params;
-      const result = await runIdempotent(db, request, async (trx) => ({
-        status: 200,
-        body: await rotateWebhookSecret(trx, { clock, secrets }, principal, shopId, id),
-      }));
-      return reply.status(result.status).send(revealSecret(result.body, secrets));
+      return replyIdempotent(
+        db,
+        request,
+        reply,
+        async (trx, principal) => ({ status: 200, body: revealSecret(await rotateWebhookSecret(trx, { clock, secrets }, principal, shopId, id), secrets) }),
+        secretAnswer,
+      );
     },
   );
 

@@ -20,7 +20,7 @@ export interface TestApp extends IvoryApp {
 export async function createTestApp(
   env: Record<string, string> = {},
   clock: Clock = new ManualClock(new Date()),
-  options: Pick<BuildOptions, 'liveChainAdapters'> = {},
+  options: Pick<BuildOptions, 'liveChainAdapters' | 'database'> = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     SECRET_KEY: TEST_SECRET_KEY,
@@ -31,15 +31,16 @@ export async function createTestApp(
     DATA_DIR: '/nonexistent-ivory-test-dir',
     ...env,
   });
-  const database = await freshDatabase();
-  const app = await buildApp({ config, database, clock, runJobs: false, ...options });
+  // A database passed in belongs to the caller (to restart an app on it); a fresh one to this app.
+  const database = options.database ?? (await freshDatabase());
+  const app = await buildApp({ config, clock, runJobs: false, ...options, database });
   return {
     ...app,
     clock: clock as ManualClock,
     request: (options) => app.server.inject(options),
     async close() {
       await app.close();
-      await database.close();
+      if (options.database === undefined) await database.close();
     },
   };
 }

@@ -25,24 +25,43 @@ export interface StoredIdempotentResponse {
   readonly requestHash: string;
   /** 0 while the claiming request has not stored its answer. */
   readonly status: number;
-  /** The stored body, parsed from JSON. */
-  readonly body: unknown;
+  /** The bytes that were sent (sealed when `sealed`); null on rows stored before they were kept. */
+  readonly bytes: Buffer | null;
+  readonly contentType: string | null;
+  readonly sealed: boolean;
+  /** The parsed JSON body of a row stored before the bytes were kept (decision 0019). */
+  readonly legacyBody: unknown;
 }
 
 export async function findIdempotentResponse(trx: Tx, id: IdempotencyKey): Promise<StoredIdempotentResponse> {
   const row = await trx
     .selectFrom('idempotency_records')
-    .select(['request_hash', 'response_status', 'response_body'])
+    .select(['request_hash', 'response_status', 'response_body', 'response_bytes', 'response_content_type', 'response_sealed'])
     .where('scope', '=', id.scope)
     .where('key', '=', id.key)
     .executeTakeFirstOrThrow();
-  return { requestHash: row.request_hash, status: row.response_status, body: row.response_body };
+  return {
+    requestHash: row.request_hash,
+    status: row.response_status,
+    // PGlite hands back a plain Uint8Array, pg a Buffer: one type for callers.
+    bytes: row.response_bytes === null ? null : Buffer.from(row.response_bytes.buffer, row.response_bytes.byteOffset, row.response_bytes.byteLength),
+    contentType: row.response_content_type,
+    sealed: row.response_sealed,
+    legacyBody: row.response_body,
+  };
 }
 
-export async function storeIdempotentResponse(trx: Tx, id: IdempotencyKey, status: number, body: unknown): Promise<void> {
+export interface IdempotentAnswerBytes {
+  readonly status: number;
+  readonly contentType: string;
+  readonly bytes: Buffer;
+  readonly sealed: boolean;
+}
+
+export async function storeIdempotentResponse(trx: Tx, id: IdempotencyKey, answer: IdempotentAnswerBytes): Promise<void> {
   await trx
     .updateTable('idempotency_records')
-    .set({ response_status: status, response_body: JSON.stringify(body) })
+    .set({ response_status: answer.status, response_bytes: answer.bytes, response_content_type: answer.contentType, response_sealed: answer.sealed })
     .where('scope', '=', id.scope)
     .where('key', '=', id.key)
     .execute();

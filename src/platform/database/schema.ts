@@ -185,7 +185,12 @@ export interface IdempotencyRecordsTable {
   key: string;
   request_hash: string;
   response_status: number;
+  /** Rows stored before migrations/202611240040 only; newer rows hold `null` here and use response_bytes. */
   response_body: Json<unknown>;
+  /** bytea: the exact answer body that was sent (sealed when response_sealed); a Buffer from pg, a Uint8Array from PGlite. */
+  response_bytes: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  response_content_type: ColumnType<string | null, string | null | undefined, string | null>;
+  response_sealed: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
 }
 

@@ -8,12 +8,41 @@ import { principalBucket, principalOf, type Principal } from './principal.js';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const MAX_KEY_BYTES = 128;
 
+/** What an idempotent use case answers: a status and a body the route's serializer turns into JSON. */
 export interface StoredResponse<T = unknown> {
   readonly status: number;
   readonly body: T;
-  /** True when this is the stored answer to an earlier request with the same key. */
-  readonly replayed?: boolean;
 }
+
+/** Seals and opens a stored answer that shows a secret (SecretBox fits). */
+export interface AnswerSealer {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+export interface IdempotentOptions {
+  /**
+   * The answer shows a secret (a new API key token, a webhook signing secret):
+   * its bytes are kept sealed at rest and opened on replay.
+   */
+  readonly sealWith?: AnswerSealer;
+  /**
+   * How a row stored before the bytes were kept (decision 0019: parsed JSON,
+   * with any secret sealed field by field) becomes the body to send.
+   */
+  readonly legacyBody?: (stored: unknown) => unknown;
+}
+
+/** The answer as sent, the first time and on every replay. */
+export interface SentAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly payload: Buffer;
+  /** True when this is the stored answer to an earlier request with the same key. */
+  readonly replayed: boolean;
+}
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** SPEC "Authentication" 7: non-empty, at most 128 bytes, else `idempotency_key_required`. */
 export function readIdempotencyKey(request: FastifyRequest): string {
@@ -32,15 +61,17 @@ export function readIdempotencyKey(request: FastifyRequest): string {
  * `idempotency_conflict`). Failures roll back the record too: errors are never
  * stored, so a corrected or retried request can still succeed.
  *
- * A replayed body is the JSON of the `T` an earlier request stored under the
- * same key and fingerprint (same route, same body), so it is typed as `T`:
- * what JSON keeps of it (a route's response schema serialises either the same way).
+ * The answer is serialized inside the transaction by the route's own
+ * serializer and those bytes are what is stored and sent, so a replay is
+ * byte-for-byte the first answer, whatever the process or restart (decision 0019).
  */
 export async function runIdempotent<T>(
   db: Db,
   request: FastifyRequest,
+  reply: FastifyReply,
   work: (trx: Tx) => Promise<StoredResponse<T>>,
-): Promise<StoredResponse<T>> {
+  options: IdempotentOptions = {},
+): Promise<SentAnswer> {
   const principal = request.principal;
   if (principal === null) throw new IvoryError('unauthorized');
   const id = { scope: principalBucket(principal), key: readIdempotencyKey(request) };
@@ -50,12 +81,25 @@ export async function runIdempotent<T>(
     if (!(await claimIdempotencyKey(trx, id, requestHash))) {
       const existing = await findIdempotentResponse(trx, id);
       if (existing.requestHash !== requestHash || existing.status === 0) throw new IvoryError('idempotency_conflict');
-      return { status: existing.status, body: existing.body as T, replayed: true };
+      if (existing.bytes === null) {
+        const body = options.legacyBody === undefined ? existing.legacyBody : options.legacyBody(existing.legacyBody);
+        return { status: existing.status, contentType: JSON_CONTENT_TYPE, payload: serializeFor(reply, existing.status, body), replayed: true };
+      }
+      const payload = existing.sealed ? Buffer.from(openWith(options, existing.bytes.toString('utf8')), 'utf8') : existing.bytes;
+      return { status: existing.status, contentType: existing.contentType ?? JSON_CONTENT_TYPE, payload, replayed: true };
     }
     const result = await work(trx);
-    await storeIdempotentResponse(trx, id, result.status, result.body);
-    return result;
+    const payload = serializeFor(reply, result.status, result.body);
+    const sealed = options.sealWith !== undefined;
+    const bytes = options.sealWith === undefined ? payload : Buffer.from(options.sealWith.seal(payload.toString('utf8')), 'utf8');
+    await storeIdempotentResponse(trx, id, { status: result.status, contentType: JSON_CONTENT_TYPE, bytes, sealed });
+    return { status: result.status, contentType: JSON_CONTENT_TYPE, payload, replayed: false };
   });
+}
+
+/** Sends an answer of `runIdempotent` as it was stored: no second serialization. */
+export function sendAnswer(reply: FastifyReply, answer: SentAnswer): FastifyReply {
+  return reply.status(answer.status).header('content-type', answer.contentType).send(answer.payload);
 }
 
 /**
@@ -67,10 +111,24 @@ export async function replyIdempotent<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   work: (trx: Tx, principal: Principal) => Promise<StoredResponse<T>>,
+  options: IdempotentOptions = {},
 ): Promise<FastifyReply> {
   const principal = principalOf(request);
-  const result = await runIdempotent(db, request, (trx) => work(trx, principal));
-  return reply.status(result.status).send(result.body);
+  return sendAnswer(reply, await runIdempotent(db, request, reply, (trx) => work(trx, principal), options));
+}
+
+/** The bytes the route would send for `body` with `status` (its response schema's serializer, else JSON). */
+function serializeFor(reply: FastifyReply, status: number, body: unknown): Buffer {
+  reply.status(status);
+  const serialized = reply.serialize(body);
+  // Fastify types a custom serializer's output loosely; every route here yields a string.
+  return typeof serialized === 'string' ? Buffer.from(serialized, 'utf8') : Buffer.from(serialized as ArrayBuffer);
+}
+
+function openWith(options: IdempotentOptions, sealed: string): string {
+  // A route that stored a sealed answer always passes its sealer; anything else is a programming error.
+  if (options.sealWith === undefined) throw new Error('a sealed idempotent answer needs the route to pass sealWith');
+  return options.sealWith.open(sealed);
 }
 
 /**

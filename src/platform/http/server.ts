@@ -28,11 +28,21 @@ declare module 'fastify' {
      */
     notFoundStatus?: 400;
   }
+  interface FastifyInstance {
+    /** Every route that needs an Idempotency-Key, as registered (tests enumerate them). */
+    readonly idempotentRoutes: readonly IdempotentRoute[];
+  }
   interface FastifyRequest {
     principal: Principal | null;
     /** Where the principal's credential came from; null without a principal. */
     authenticatedBy: CredentialSource | null;
   }
+}
+
+export interface IdempotentRoute {
+  readonly method: string;
+  /** The full path pattern, prefix included: `/api/v1/shops/:shop_id/invoices`. */
+  readonly url: string;
 }
 
 export type IvoryServer = FastifyInstance<
@@ -133,6 +143,12 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
   app.decorateRequest('principal', null);
   app.decorateRequest('authenticatedBy', null);
   app.decorate('sessionCookie', options.sessionCookie ?? null);
+  const idempotentRoutes: IdempotentRoute[] = [];
+  app.decorate('idempotentRoutes', idempotentRoutes);
+  app.addHook('onRoute', (route) => {
+    if (route.config?.idempotent !== true) return;
+    for (const method of [route.method].flat()) idempotentRoutes.push({ method, url: route.url });
+  });
   // Bodies are JSON only: without Fastify's text parser, text/plain is refused
   // as json_content_type_required instead of reaching validation.
   app.removeContentTypeParser('text/plain');
