@@ -120,6 +120,24 @@ export interface paths {
         patch: operations["adminSetMerchantFees"];
         trace?: never;
     };
+    "/admin/v1/merchants/{id}/payout-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a merchant's service wallets (one address per network family) and its Tron switch */
+        get: operations["adminGetPayoutSetup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set or remove a merchant's service wallets and switch Tron on or off */
+        patch: operations["adminSetPayoutSetup"];
+        trace?: never;
+    };
     "/admin/v1/audit": {
         parameters: {
             query?: never;
@@ -627,6 +645,26 @@ export interface paths {
         patch: operations["updateShop"];
         trace?: never;
     };
+    "/shops/{shop_id}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the displayed name and logo (never the payout recipient)
+         * @description Body: `name` (string, or null for the shop name) and/or `logo` (a PNG or JPEG as standard base64, or null to remove it). The logo is re-encoded as PNG within 512 px.
+         */
+        patch: operations["setShopBranding"];
+        trace?: never;
+    };
     "/shops/{shop_id}/terms": {
         parameters: {
             query?: never;
@@ -692,6 +730,91 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{merchant_id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invite someone by e-mail to the merchant or to one shop as viewer, developer or owner */
+        post: operations["inviteTeamMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation addressed to the signed-in e-mail address */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{merchant_id}/team": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the merchant's grants and pending invitations */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{merchant_id}/invites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchants/{merchant_id}/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove someone's access (the last owner cannot be removed) */
+        delete: operations["removeTeamAccess"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1054,6 +1177,7 @@ export interface components {
             kind: string;
             status: string;
             cancelled_at: string | null;
+            cancel_reason: string | null;
             disabled_at: string | null;
             expires_at: string | null;
             description: string;
@@ -1083,6 +1207,7 @@ export interface components {
             kind: string;
             status: string;
             cancelled_at: string | null;
+            cancel_reason: string | null;
             disabled_at: string | null;
             expires_at: string | null;
             description: string;
@@ -1102,6 +1227,7 @@ export interface components {
                 kind: string;
                 status: string;
                 cancelled_at: string | null;
+                cancel_reason: string | null;
                 disabled_at: string | null;
                 expires_at: string | null;
                 description: string;
@@ -1139,12 +1265,42 @@ export interface components {
                 };
             };
         };
+        Grant: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            email: string | null;
+            role: "viewer" | "developer" | "owner";
+            /** @description null: merchant-wide. */
+            shop_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         Identity: {
             /** Format: uuid */
             id: string;
             /** @description wallet, email or google */
             provider: string;
             label: string;
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            merchant_id: string;
+            /** @enum {string} */
+            provider: "email";
+            /** @description The invited e-mail address. */
+            subject: string;
+            role: "viewer" | "developer" | "owner";
+            /** @description null: merchant-wide. */
+            shop_id: string | null;
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
         };
         Issuance: {
             /** Format: uuid */
@@ -1320,6 +1476,13 @@ export interface components {
             tron_recipient: string | null;
             created_at: string;
         };
+        ShopBranding: {
+            /** Format: uuid */
+            shop_id: string;
+            /** @description The displayed name: the branding name, or the shop name when none is set. */
+            name: string;
+            logo_url: string | null;
+        };
         ShopTerms: {
             chain_id: number;
             name: string;
@@ -1350,6 +1513,10 @@ export interface components {
                 status: string;
                 attempts: number;
             } | null;
+        };
+        Team: {
+            grants: components["schemas"]["Grant"][];
+            invitations: components["schemas"]["Invitation"][];
         };
         WebhookDelivery: {
             /** Format: uuid */
@@ -1708,6 +1875,78 @@ export interface operations {
         };
         responses: {
             /** @description The merchant. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetPayoutSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout setup. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminSetPayoutSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    service_wallets?: {
+                        evm?: string | null;
+                        solana?: string | null;
+                        tron?: string | null;
+                    };
+                    tron_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The payout setup. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,6 +3162,47 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    setShopBranding: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    /** @description Standard base64 of a PNG or JPEG up to 2048x2048 px; stored as a PNG of at most 512x512 px. null removes the logo. */
+                    logo?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The branding as the checkout shows it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShopBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getShopTerms: {
         parameters: {
             query?: never;
@@ -3107,6 +3387,185 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteTeamMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description how the invitee signs in; `email` */
+                    provider: string;
+                    /** @description the e-mail address invited */
+                    subject: string;
+                    /** @description `viewer`, `developer` or `owner` */
+                    role: string;
+                    /** @description one shop of the merchant, or null for the whole merchant */
+                    shop_id: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The pending invitation; the invitee is e-mailed the link. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The access granted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        merchant_id: string;
+                        grant: components["schemas"]["Grant"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchant_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation, revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeTeamAccess: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchant_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

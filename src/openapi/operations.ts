@@ -194,6 +194,42 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       answer: json(200, 'The recipient.', R.Recipient),
       names: { '': 'Recipient' },
     },
+    'PATCH /shops/{shop_id}/branding': {
+      id: 'setShopBranding',
+      summary: 'Set the displayed name and logo (never the payout recipient)',
+      description: 'Body: `name` (string, or null for the shop name) and/or `logo` (a PNG or JPEG as standard base64, or null to remove it). The logo is re-encoded as PNG within 512 px.',
+      answer: json(200, 'The branding as the checkout shows it.', R.ShopBranding),
+      names: { '': 'ShopBranding' },
+    },
+    'POST /merchants/{merchant_id}/invites': {
+      id: 'inviteTeamMember',
+      summary: 'Invite someone by e-mail to the merchant or to one shop as viewer, developer or owner',
+      answer: json(201, 'The pending invitation; the invitee is e-mailed the link.', R.Invitation),
+      names: { '': 'Invitation' },
+    },
+    'POST /invites/{id}/accept': {
+      id: 'acceptInvitation',
+      summary: 'Accept an invitation addressed to the signed-in e-mail address',
+      answer: json(200, 'The access granted.', R.AcceptedInvitation),
+      names: { '/properties/grant': 'Grant' },
+    },
+    'GET /merchants/{merchant_id}/team': {
+      id: 'getTeam',
+      summary: 'List the merchant\'s grants and pending invitations',
+      answer: json(200, 'The team.', R.Team),
+      names: { '': 'Team' },
+    },
+    'DELETE /merchants/{merchant_id}/invites/{id}': {
+      id: 'revokeInvitation',
+      summary: 'Revoke a pending invitation',
+      answer: json(200, 'The invitation, revoked.', R.Invitation),
+      names: { '': 'Invitation' },
+    },
+    'DELETE /merchants/{merchant_id}/grants/{id}': {
+      id: 'removeTeamAccess',
+      summary: 'Remove someone\'s access (the last owner cannot be removed)',
+      answer: json(200, 'Removed.', R.Ok),
+    },
   }),
   ...tagged(KEYS, {
     'GET /shops/{shop_id}/keys': {
@@ -353,6 +389,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       id: 'adminSetMerchantFees',
       summary: 'Override a merchant\'s fee terms per network and kind',
       answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+    },
+    'GET /admin/v1/merchants/{id}/payout-setup': {
+      id: 'adminGetPayoutSetup',
+      summary: 'Read a merchant\'s service wallets (one address per network family) and its Tron switch',
+      answer: json(200, 'The payout setup.', Type.Object({}, { additionalProperties: true })),
+    },
+    'PATCH /admin/v1/merchants/{id}/payout-setup': {
+      id: 'adminSetPayoutSetup',
+      summary: 'Set or remove a merchant\'s service wallets and switch Tron on or off',
+      answer: json(200, 'The payout setup.', Type.Object({}, { additionalProperties: true })),
     },
     'GET /admin/v1/audit': {
       id: 'adminListAuditEntries',

@@ -196,3 +196,35 @@ export const SandboxReset = Type.Object({ reset: Type.Literal(true), deleted_iss
 
 export const RecoveryScheduled = Type.Object({ endpoint_id: Uuid, since: Timestamp, requeued: Type.Integer() });
 export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
+
+const Role = Type.Union([Type.Literal('viewer'), Type.Literal('developer'), Type.Literal('owner')]);
+
+export const Invitation = Type.Object({
+  id: Uuid,
+  merchant_id: Uuid,
+  provider: Type.Literal('email'),
+  subject: Type.String({ description: 'The invited e-mail address.' }),
+  role: Role,
+  shop_id: Type.Union([Uuid, Type.Null()], { description: 'null: merchant-wide.' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+});
+
+export const Grant = Type.Object({
+  id: Uuid,
+  user_id: Uuid,
+  email: Type.Union([Type.String(), Type.Null()]),
+  role: Role,
+  shop_id: Type.Union([Uuid, Type.Null()], { description: 'null: merchant-wide.' }),
+  created_at: Timestamp,
+});
+
+export const Team = Type.Object({ grants: Type.Array(Grant), invitations: Type.Array(Invitation) });
+export const AcceptedInvitation = Type.Object({ merchant_id: Uuid, grant: Grant });
+
+export const ShopBranding = Type.Object({
+  shop_id: Uuid,
+  name: Type.String({ description: 'The displayed name: the branding name, or the shop name when none is set.' }),
+  logo_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
+});

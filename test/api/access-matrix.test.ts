@@ -33,6 +33,7 @@ const MATRIX: Readonly<Record<string, Row>> = {
   [`PUT ${S}/tron-recipient`]: { need: 'owner', key: null, body: { address: 'x' } },
   [`GET ${S}/solana-recipient`]: { need: 'read', key: 'any' },
   [`PUT ${S}/solana-recipient`]: { need: 'owner', key: null, body: { address: 'x' } },
+  [`PATCH ${S}/branding`]: { need: 'owner', key: null, body: { name: 'x' } },
   [`POST ${S}/sandbox/simulate`]: { need: 'write', key: 'write', body: { issuance_id: '00000000-0000-4000-8000-000000000000', kind: 'transfer.confirmed', amount: '1' } },
   [`POST ${S}/sandbox/reset`]: { need: 'owner', key: null },
   [`GET ${S}/keys`]: { need: 'write', key: null },

@@ -3,10 +3,12 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { lastingDatabase, type LastingDatabase } from '../support/database.js';
-import { createApiKey, createOwnerWithShop } from '../support/factories.js';
+import { createApiKey, createOwnerWithShop, createSession, createUser } from '../support/factories.js';
+import { newId } from '../../src/platform/crypto.js';
+import { generatePrivateKey } from 'viem/accounts';
 import type { DatabaseHandle } from '../../src/platform/database/database.js';
-import { BASE, BASE_USDC, TRON_USDT, openInvoice, usdc } from './issuances-helpers.js';
-import { base58 } from './merchants-helpers.js';
+import { BASE, BASE_USDC, openInvoice, usdc } from './issuances-helpers.js';
+import { base58, member, tronAddressOfKey } from './merchants-helpers.js';
 import { registerEndpoint } from './webhooks-helpers.js';
 
 // SPEC "Authentication" 7, issue 13 item 2, decision 0019: the replay of an
@@ -141,9 +143,52 @@ const CASES: Record<string, (app: TestApp, owner: Owner) => Promise<Call>> = {
   'PUT /api/v1/shops/:shop_id/tron-recipient': async (_app, owner) => ({
     url: `/api/v1/shops/${owner.shop.id}/tron-recipient`,
     token: owner.session.token,
-    payload: { address: TRON_USDT },
+    // A key-derived address: the token contract itself is refused as a recipient (a service address).
+    payload: { address: tronAddressOfKey(generatePrivateKey()) },
   }),
+  'PATCH /api/v1/shops/:shop_id/branding': async (_app, owner) => ({
+    url: `/api/v1/shops/${owner.shop.id}/branding`,
+    token: owner.session.token,
+    payload: { name: 'Replay Coffee' },
+  }),
+  'POST /api/v1/merchants/:merchant_id/invites': async (_app, owner) => ({
+    url: `/api/v1/merchants/${owner.merchant.id}/invites`,
+    token: owner.session.token,
+    payload: { provider: 'email', subject: `invitee-${owner.user.id}@example.org`, role: 'developer', shop_id: null },
+  }),
+  'POST /api/v1/invites/:id/accept': async (app, owner) => {
+    const invitation = await pendingInvitation(app, owner);
+    return { url: `/api/v1/invites/${invitation.id}/accept`, token: invitation.inviteeToken };
+  },
+  'DELETE /api/v1/merchants/:merchant_id/invites/:id': async (app, owner) => {
+    const invitation = await pendingInvitation(app, owner);
+    return { url: `/api/v1/merchants/${owner.merchant.id}/invites/${invitation.id}`, token: owner.session.token };
+  },
+  'DELETE /api/v1/merchants/:merchant_id/grants/:id': async (app, owner) => {
+    const viewer = await member(app.context.db, owner.merchant.id, 'viewer');
+    const grant = await app.context.db.selectFrom('grants').select('id').where('user_id', '=', viewer.userId).executeTakeFirstOrThrow();
+    return { url: `/api/v1/merchants/${owner.merchant.id}/grants/${grant.id}`, token: owner.session.token };
+  },
 };
+
+/** An invitation to a person who already has an e-mail identity and a session: its id and the invitee's token. */
+async function pendingInvitation(app: TestApp, owner: Owner): Promise<{ id: string; inviteeToken: string }> {
+  const address = `member-${newId()}@example.org`;
+  const invitee = await createUser(app.context.db);
+  await app.context.db
+    .insertInto('identities')
+    .values({ id: newId(), user_id: invitee.id, provider: 'email', subject: address, label: address })
+    .execute();
+  const session = await createSession(app.context.db, invitee.id);
+  const invited = await app.request({
+    method: 'POST',
+    url: `/api/v1/merchants/${owner.merchant.id}/invites`,
+    headers: authed(owner.session.token, newIdempotencyKey()),
+    payload: { provider: 'email', subject: address, role: 'viewer', shop_id: null },
+  });
+  expect(invited.statusCode, invited.body).toBe(201);
+  return { id: invited.json<{ id: string }>().id, inviteeToken: session.token };
+}
 
 const HOOK = 'https://hooks.example.com/ivory';
 const DELEGATE = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
