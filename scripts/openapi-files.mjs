@@ -2,7 +2,7 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 
 export const DOCUMENT_FILE = 'openapi/openapi.json';
-export const SCHEMA_FILE = 'src/client/schema.d.ts';
+export const SCHEMA_FILE = 'openapi/schema.d.ts';
 
 /** The configuration the committed document is generated with: defaults, so that no local setting leaks into it. */
 export const DOCUMENT_ENV = {

@@ -1,7 +1,7 @@
 /* global process */
 // `npm run openapi`: writes the OpenAPI document the server serves at
 // {base_url}/openapi.json to openapi/openapi.json, and the typed client's
-// types generated from it to src/client/schema.d.ts. Run after `npm run build`
+// types generated from it to openapi/schema.d.ts. Run after `npm run build`
 // (the npm script does). test/api/openapi-files.test.ts fails when either
 // committed file differs from what this would write now.
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 import createClient, { type ClientOptions } from 'openapi-fetch';
-import type { paths } from './schema.js';
+import type { paths } from '../../openapi/schema.js';
 
-export type { components, operations, paths } from './schema.js';
+export type { components, operations, paths } from '../../openapi/schema.js';
 
 /**
  * A typed client of the API, from the committed OpenAPI document
