@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_KEYS_CHANNEL } from '../../src/keys/index.js';
 import { inTransaction, type DatabaseHandle } from '../../src/platform/database/database.js';
@@ -113,6 +114,28 @@ describe.skipIf(!onPostgres)('API-key cache across two app instances on one Post
       const deadline = Date.now() + 1_000;
       while (received.length === 0 && Date.now() < deadline) await sleep(10);
       expect(received).toEqual(['subject-1']);
+    } finally {
+      await unlisten();
+    }
+  });
+
+  it('a lost LISTEN connection reports the gap (so the cache is cleared), reconnects, and receives again', async () => {
+    const received: string[] = [];
+    let gaps = 0;
+    const unlisten = await handles[1]!.listen('ivory_test_reconnect', { onMessage: (payload) => received.push(payload), onGap: () => (gaps += 1) });
+    const waitFor = async (done: () => boolean) => {
+      const deadline = Date.now() + 5_000;
+      while (!done() && Date.now() < deadline) await sleep(20);
+      return done();
+    };
+    try {
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity where query = 'listen "ivory_test_reconnect"' and datname = current_database()`.execute(
+        handles[0]!.db,
+      );
+      // Once at the loss, once after the reconnect (notifications sent in between are lost).
+      expect(await waitFor(() => gaps >= 2)).toBe(true);
+      await notify(handles[0]!.db, 'ivory_test_reconnect', 'after');
+      expect(await waitFor(() => received.includes('after'))).toBe(true);
     } finally {
       await unlisten();
     }
