@@ -5,6 +5,7 @@ import type { Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import type { SecretBox } from './platform/crypto.js';
 import type { Db } from './platform/database/database.js';
+import type { ApiKeyCache } from './keys/index.js';
 
 /**
  * Built by the composition root (`app.ts`), beside it because it names
@@ -22,4 +23,6 @@ export interface AppContext {
   /** The chain adapters of this deployment (sandbox, and the live networks configured). */
   readonly chains: ChainAdapters;
   readonly log: FastifyBaseLogger;
+  /** Resolved API keys of this process, cleared on every key or standing change (src/keys/api-key-cache.ts). */
+  readonly apiKeyCache: ApiKeyCache;
 }

@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
 import { openConfiguredDatabase, type DatabaseHandle } from './platform/database/database.js';
+import { ApiKeyCache, API_KEYS_CHANNEL } from './keys/index.js';
 import { migrate } from './platform/database/migrate.js';
 import type { AppContext } from './app-context.js';
 import { startJobs, type Job, type JobRunner } from './platform/jobs.js';
@@ -83,6 +84,10 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   // First, so that its request-counting hook covers every route registered after it.
   await registerMetrics(server, { db: database.db, clock, token: config.metricsToken });
 
+  // Issue 13 item 1: keyed requests skip the database while the key is cached; every process clears on any change.
+  const apiKeyCache = new ApiKeyCache();
+  const unlistenApiKeys = await database.listen(API_KEYS_CHANNEL, { onMessage: () => apiKeyCache.clear(), onGap: () => apiKeyCache.clear() });
+
   const secrets = new SecretBox(secretKey(config));
   const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log });
   const context: AppContext = {
@@ -93,6 +98,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     catalogue,
     chains: createChainAdapters(options.liveChainAdapters ?? new Map(), live.evm.adapters),
     log: server.log,
+    apiKeyCache,
   };
 
   await server.register(swagger, openApiOptions({ brand: config.brand, publicUrl: config.publicUrl }));
@@ -132,6 +138,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
       await runner.stop();
       await server.close();
       await rateLimiter.close();
+      await unlistenApiKeys();
       if (options.database === undefined) await database.close();
     },
   };

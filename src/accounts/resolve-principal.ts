@@ -16,9 +16,10 @@ import { findBlockOfEveryMerchant } from './merchant-standing.repository.js';
  */
 export function resolvePrincipal(context: AppContext): PrincipalResolver {
   const deps = { db: context.db, clock: context.clock };
+  const keyDeps = { ...deps, cache: context.apiKeyCache };
   return async (token, clientIp, from) => {
     if (!token.startsWith(API_KEY_TOKEN_PREFIX)) return resolveSession(deps, token);
-    return from === 'cookie' ? null : resolveApiKey(deps, token, clientIp);
+    return from === 'cookie' ? null : resolveApiKey(keyDeps, token, clientIp);
   };
 }
 

@@ -1,4 +1,5 @@
 import { cancelMerchantIssuances } from '../issuances/index.js';
+import { noteApiKeysChanged } from '../keys/index.js';
 import { listMerchantFeeTerms, setMerchantBlock } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
@@ -44,6 +45,7 @@ export async function blockMerchant(
     const alreadyBlocked = merchant.blockedAt !== null;
     const blockedAt = merchant.blockedAt ?? now;
     await setMerchantBlock(trx, merchant.id, { at: blockedAt, reason });
+    await noteApiKeysChanged(trx, merchant.id);
     // Also on a repeat: harmless when nothing is open, and it closes anything a creation racing the first block let through.
     const closed = await cancelMerchantIssuances(trx, now, merchant.id, 'merchant_blocked');
     await insertAuditEntry(trx, {

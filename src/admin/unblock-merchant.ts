@@ -1,3 +1,4 @@
+import { noteApiKeysChanged } from '../keys/index.js';
 import { listMerchantFeeTerms, setMerchantBlock } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
@@ -19,7 +20,10 @@ export async function unblockMerchant(
   return inTransaction(deps.db, async (trx) => {
     const now = deps.clock.now();
     const merchant = await lockMerchantForOperator(trx, input.merchantId);
-    if (merchant.blockedAt !== null) await setMerchantBlock(trx, merchant.id, null);
+    if (merchant.blockedAt !== null) {
+      await setMerchantBlock(trx, merchant.id, null);
+      await noteApiKeysChanged(trx, merchant.id);
+    }
     await insertAuditEntry(trx, {
       actor: input.actor,
       action: 'merchant.unblock',

@@ -3,6 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { Executor } from '../platform/database/database.js';
 import type { ApiKeyPrincipal } from '../platform/http/principal.js';
+import type { ApiKeyCache } from './api-key-cache.js';
 import { findActiveKeyByHash, touchKeyLastUsed } from './api-keys.lookup.repository.js';
 
 /** `last_used_at` is advisory: one write a minute per key spares the hot path. */
@@ -14,17 +15,24 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * its allowlist (SPEC "Authentication" 3: such a request is unauthorized).
  */
 export async function resolveApiKey(
-  deps: { readonly db: Executor; readonly clock: Clock },
+  deps: { readonly db: Executor; readonly clock: Clock; readonly cache?: ApiKeyCache },
   token: string,
   clientIp: string,
 ): Promise<ApiKeyPrincipal | null> {
-  const key = await findActiveKeyByHash(deps.db, sha256Hex(token));
+  const tokenHash = sha256Hex(token);
+  let key = deps.cache?.get(tokenHash);
+  if (key === undefined) {
+    const generation = deps.cache?.generation ?? 0;
+    key = await findActiveKeyByHash(deps.db, tokenHash);
+    if (key !== undefined) deps.cache?.set(tokenHash, key, generation);
+  }
   if (key === undefined || !ipAllowed(key.allowedIps, clientIp)) return null;
 
   const now = deps.clock.now();
   const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
   if (key.lastUsedAt === null || key.lastUsedAt < staleBefore) {
     await touchKeyLastUsed(deps.db, key.id, now, staleBefore);
+    deps.cache?.noteUsed(tokenHash, now);
   }
   return { kind: 'api_key', keyId: key.id, shopId: key.shopId, merchantId: key.merchantId, scopes: key.scopes };
 }

@@ -5,6 +5,7 @@ import type { Principal } from '../platform/http/principal.js';
 import { requireShopAccess } from '../merchants/index.js';
 import { isUuid } from '../platform/ids.js';
 import { lockLiveKey, markKeyRevoked } from './api-keys.repository.js';
+import { noteApiKeysChanged } from './api-keys-changed.js';
 
 /**
  * DELETE /shops/{id}/keys/{key_id}: the key stops working at once and no longer
@@ -16,4 +17,5 @@ export async function revokeApiKey(trx: Tx, clock: Clock, principal: Principal, 
   const key = isUuid(keyId) ? await lockLiveKey(trx, shop.id, keyId) : undefined;
   if (key === undefined) throw new IvoryError('not_found');
   await markKeyRevoked(trx, key.id, clock.now());
+  await noteApiKeysChanged(trx, key.id);
 }

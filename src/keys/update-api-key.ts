@@ -6,6 +6,7 @@ import { parseName, requireShopAccess } from '../merchants/index.js';
 import { isUuid } from '../platform/ids.js';
 import { apiKeyRecord, parseAllowedIps, parseScopes, type ApiKeyRecord } from './api-key.js';
 import { lockLiveKey, updateKey } from './api-keys.repository.js';
+import { noteApiKeysChanged } from './api-keys-changed.js';
 
 export interface UpdateApiKeyInput {
   readonly name?: string;
@@ -36,5 +37,7 @@ export async function updateApiKey(
     ...(input.scopes === undefined ? {} : { scopes: parseScopes(input.scopes) }),
     ...(input.allowedIps === undefined ? {} : { allowedIps: parseAllowedIps(input.allowedIps) }),
   };
-  return apiKeyRecord(await updateKey(trx, key.id, changes, clock.now()));
+  const updated = await updateKey(trx, key.id, changes, clock.now());
+  await noteApiKeysChanged(trx, key.id);
+  return apiKeyRecord(updated);
 }

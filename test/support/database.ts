@@ -35,6 +35,7 @@ export async function freshDatabase(): Promise<DatabaseHandle> {
   return {
     db: handle.db,
     kind: 'postgres',
+    listen: handle.listen,
     close: async () => {
       await handle.close();
       const cleanup = new pg.Client({ connectionString: url });

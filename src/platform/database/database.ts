@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
 import { isRetryableTransactionError } from './retry.js';
+import { addLocalListener, listenPostgres, type ChannelListener, type Unlisten } from './notify.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -17,6 +18,13 @@ export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'embedded' | 'postgres';
   close(): Promise<void>;
+  /**
+   * Calls `listener` for every `notify(…, channel, …)` committed by any process
+   * on this database (PostgreSQL: a dedicated LISTEN connection, reconnected
+   * with backoff), and at once for those of this process. Embedded storage has
+   * one process, so the local calls are all there is.
+   */
+  listen(channel: string, listener: ChannelListener): Promise<Unlisten>;
   /** Embedded only: the whole database as an image `openEmbedded` can start from. */
   dumpImage?(): Promise<Blob>;
 }
@@ -35,7 +43,19 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   // The pool drops that client and the next query opens a fresh one.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgres',
+    close: () => db.destroy(),
+    listen: async (channel, listener) => {
+      const remote = await listenPostgres(connectionString, channel, listener);
+      const removeLocal = addLocalListener(db, channel, listener);
+      return async () => {
+        removeLocal();
+        await remote();
+      };
+    },
+  };
 }
 
 /** The storage the configuration names: PostgreSQL at `DATABASE_URL`, else embedded under `DATA_DIR`. */
@@ -72,6 +92,10 @@ export async function openEmbedded(dataDir?: string, image?: Blob): Promise<Data
     db,
     kind: 'embedded',
     dumpImage: () => pglite.dumpDataDir('none'),
+    listen: async (channel, listener) => {
+      const removeLocal = addLocalListener(db, channel, listener);
+      return async () => removeLocal();
+    },
     close: async () => {
       await db.destroy();
       await pglite.close();
