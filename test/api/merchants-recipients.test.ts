@@ -92,15 +92,19 @@ describe('Solana and Tron recipients', () => {
   it("Solana: the service's own addresses are invalid_solana_address: an accepted mint, any merchant's service wallet", async () => {
     expect(await refused(() => put('solana', SOLANA_USDC_MINT))).toEqual({ status: 400, code: 'invalid_solana_address' });
     const other = await createOwnerWithShop(app.context.db);
-    await writeServiceWallet(app.context.db, other.merchant.id, 'solana', SOLANA_OTHER, app.clock.now());
-    expect(await refused(() => put('solana', SOLANA_OTHER))).toEqual({ status: 400, code: 'invalid_solana_address' });
+    // A wallet of its own: SOLANA_OTHER must stay a plain recipient for the tests below.
+    const serviceWallet = base58(ed25519.getPublicKey(ed25519.utils.randomPrivateKey()));
+    await writeServiceWallet(app.context.db, other.merchant.id, 'solana', serviceWallet, app.clock.now());
+    expect(await refused(() => put('solana', serviceWallet))).toEqual({ status: 400, code: 'invalid_solana_address' });
   });
 
   it("Tron: the service's own addresses are invalid_tron_recipient: an accepted token contract, any merchant's service wallet", async () => {
     expect(await refused(() => put('tron', TRON_USDT))).toEqual({ status: 400, code: 'invalid_tron_recipient' });
     const other = await createOwnerWithShop(app.context.db);
-    await writeServiceWallet(app.context.db, other.merchant.id, 'tron', TRON_OTHER, app.clock.now());
-    expect(await refused(() => put('tron', TRON_OTHER))).toEqual({ status: 400, code: 'invalid_tron_recipient' });
+    // A wallet of its own: TRON_OTHER must stay a plain recipient for the tests below.
+    const serviceWallet = tronAddressOfKey(`0x${'44'.repeat(32)}`);
+    await writeServiceWallet(app.context.db, other.merchant.id, 'tron', serviceWallet, app.clock.now());
+    expect(await refused(() => put('tron', serviceWallet))).toEqual({ status: 400, code: 'invalid_tron_recipient' });
   });
 
   it('Tron: merchant_network_disabled while Tron is off for the merchant; GET still answers', async () => {
