@@ -23,7 +23,6 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { createTestClient, encodeFunctionData, getAddress, http, publicActions, walletActions, zeroAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -37,6 +36,7 @@ import {
   predictForwarderAddress,
   testStablecoinAbi,
 } from '../dist/chains/evm/contracts/index.js';
+import { listWatchedAddresses } from '../dist/allocation/index.js';
 import { EvmWatcherJob } from '../dist/chains/evm/watcher/index.js';
 import { connectEventSubscribers } from '../dist/events/index.js';
 import { connectPayoutLedger, recordTransfer } from '../dist/issuances/index.js';
@@ -314,19 +314,7 @@ function ledgerOver(stats = { calls: 0, firstStart: 0, lastEnd: 0 }) {
       await recordTransfer(trx, { now }, transfer);
       stats.lastEnd = performance.now();
     },
-    // The reference query of test/support/evm-ledger.ts.
-    watchedAddresses: async (db, chainId, after) => {
-      let query = db
-        .selectFrom('issuances')
-        .select(['id', 'address', 'token', 'updated_at'])
-        .where('chain_id', '=', chainId)
-        .where('family', '=', 'evm')
-        .where('sandbox', '=', false)
-        .where('address', 'is not', null);
-      if (after !== null) query = query.where(sql`(updated_at, id) > (${after.allocatedAt}, ${after.issuanceId}::uuid)`);
-      const rows = await query.orderBy('updated_at').orderBy('id').execute();
-      return rows.map((row) => ({ issuanceId: row.id, address: row.address.toLowerCase(), token: row.token.toLowerCase(), allocatedAt: row.updated_at }));
-    },
+    watchedAddresses: listWatchedAddresses,
   };
 }
 
