@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { toGroup, toIssuance, type Issuance, type IssuanceGroup } from '../issuances/index.js';
+import { compiledOnce } from '../platform/database/compiled-query.js';
 import type { Executor } from '../platform/database/database.js';
 import type { Database } from '../platform/database/schema.js';
 import type { CheckoutOwner } from './checkout.js';
@@ -57,20 +58,9 @@ function ownerOf(row: { shop_name: string; branding_name: string | null; brandin
   };
 }
 
-/** One issuance (an invoice, a deposit, or one option of a group) by its public id: one query. */
+/** One issuance (an invoice, a deposit, or one option of a group) by its public id: one query, compiled once. */
 export async function findIssuanceForCheckout(executor: Executor, publicId: string): Promise<IssuanceForCheckout | undefined> {
-  const row = await executor
-    .selectFrom('issuances as i')
-    .innerJoin('shops as s', 's.id', 'i.shop_id')
-    .innerJoin('merchants as m', 'm.id', 'i.merchant_id')
-    .leftJoin('issuance_groups as g', 'g.id', 'i.group_id')
-    .selectAll('i')
-    .select(OWNER_COLUMNS)
-    .select('g.paid_issuance_id as group_paid_issuance_id')
-    .select('g.public_id as group_public_id')
-    .select((eb) => latestConfirmedTxHash(eb))
-    .where('i.public_id', '=', publicId)
-    .executeTakeFirst();
+  const [row] = await issuanceByPublicId(executor, publicId);
   if (row === undefined) return undefined;
   const issuance = toIssuance(row);
   return {
@@ -82,27 +72,47 @@ export async function findIssuanceForCheckout(executor: Executor, publicId: stri
   };
 }
 
-/** A group by its public id with every option: two queries. */
-export async function findGroupForCheckout(executor: Executor, publicId: string): Promise<GroupForCheckout | undefined> {
-  const row = await executor
-    .selectFrom('issuance_groups as g')
-    .innerJoin('shops as s', 's.id', 'g.shop_id')
-    .innerJoin('merchants as m', 'm.id', 'g.merchant_id')
-    .selectAll('g')
-    .select(OWNER_COLUMNS)
-    .where('g.public_id', '=', publicId)
-    .executeTakeFirst();
-  if (row === undefined) return undefined;
-  const options = await executor
+const issuanceByPublicId = compiledOnce(1, (executor, publicId) =>
+  executor
     .selectFrom('issuances as i')
+    .innerJoin('shops as s', 's.id', 'i.shop_id')
+    .innerJoin('merchants as m', 'm.id', 'i.merchant_id')
+    .leftJoin('issuance_groups as g', 'g.id', 'i.group_id')
     .selectAll('i')
+    .select(OWNER_COLUMNS)
+    .select('g.paid_issuance_id as group_paid_issuance_id')
+    .select('g.public_id as group_public_id')
     .select((eb) => latestConfirmedTxHash(eb))
-    .where('i.group_id', '=', row.id)
-    .orderBy('i.group_position')
-    .execute();
+    .where('i.public_id', '=', publicId),
+);
+
+/** A group by its public id with every option: two queries, each compiled once. */
+export async function findGroupForCheckout(executor: Executor, publicId: string): Promise<GroupForCheckout | undefined> {
+  const [row] = await groupByPublicId(executor, publicId);
+  if (row === undefined) return undefined;
+  const options = await groupOptions(executor, row.id);
   return {
     group: toGroup(row),
     owner: ownerOf(row),
     options: options.map((option) => ({ issuance: toIssuance(option), txHash: option.latest_tx_hash })),
   };
 }
+
+const groupByPublicId = compiledOnce(1, (executor, publicId) =>
+  executor
+    .selectFrom('issuance_groups as g')
+    .innerJoin('shops as s', 's.id', 'g.shop_id')
+    .innerJoin('merchants as m', 'm.id', 'g.merchant_id')
+    .selectAll('g')
+    .select(OWNER_COLUMNS)
+    .where('g.public_id', '=', publicId),
+);
+
+const groupOptions = compiledOnce(1, (executor, groupId) =>
+  executor
+    .selectFrom('issuances as i')
+    .selectAll('i')
+    .select((eb) => latestConfirmedTxHash(eb))
+    .where('i.group_id', '=', groupId)
+    .orderBy('i.group_position'),
+);

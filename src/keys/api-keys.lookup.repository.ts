@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/database/database.js';
 import type { Scope } from '../platform/database/schema.js';
+import { compiledOnce } from '../platform/database/compiled-query.js';
 
 /** A key that may be used now, before the caller checks the client address. */
 export interface ActiveKeyRow {
@@ -15,14 +16,10 @@ export interface ActiveKeyRow {
  * The key with this token hash when it is enabled, not revoked, its merchant
  * not blocked and its shop not archived; otherwise undefined. Kept apart from
  * the key-management repository: this is the hot path of every keyed request,
- * so its query is built and compiled once per database and only its first
- * parameter (the hash) changes.
+ * so its query is built and compiled once per database (`compiledOnce`).
  */
 export async function findActiveKeyByHash(db: Executor, tokenHash: string): Promise<ActiveKeyRow | undefined> {
-  const query = compiledLookup(db);
-  const withHash: typeof query = { ...query, parameters: [tokenHash, ...query.parameters.slice(1)] };
-  const { rows } = await db.executeQuery(withHash);
-  const [found] = rows.map((row) => ({
+  const [found] = (await lookupByHash(db, tokenHash)).map((row) => ({
     id: row.id,
     shopId: row.shop_id,
     merchantId: row.merchant_id,
@@ -33,41 +30,18 @@ export async function findActiveKeyByHash(db: Executor, tokenHash: string): Prom
   return found;
 }
 
-const HASH_PLACEHOLDER = '<token hash>';
-
-function buildLookup(db: Executor) {
-  return db
+const lookupByHash = compiledOnce(1, (db, tokenHash) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('shops', 'shops.id', 'api_keys.shop_id')
     .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
-    .select([
-      'api_keys.id',
-      'api_keys.shop_id',
-      'api_keys.merchant_id',
-      'api_keys.scopes',
-      'api_keys.allowed_ips',
-      'api_keys.last_used_at',
-    ])
-    .where('api_keys.token_hash', '=', HASH_PLACEHOLDER)
+    .select(['api_keys.id', 'api_keys.shop_id', 'api_keys.merchant_id', 'api_keys.scopes', 'api_keys.allowed_ips', 'api_keys.last_used_at'])
+    .where('api_keys.token_hash', '=', tokenHash)
     .where('api_keys.enabled', '=', true)
     .where('api_keys.revoked_at', 'is', null)
     .where('shops.archived_at', 'is', null)
-    .where('merchants.blocked_at', 'is', null)
-    .compile();
-}
-
-const lookups = new WeakMap<Executor, ReturnType<typeof buildLookup>>();
-
-function compiledLookup(db: Executor): ReturnType<typeof buildLookup> {
-  let query = lookups.get(db);
-  if (query === undefined) {
-    query = buildLookup(db);
-    // The hash must be the first parameter for the substitution above.
-    if (query.parameters[0] !== HASH_PLACEHOLDER) throw new Error('api key lookup: unexpected parameter order');
-    lookups.set(db, query);
-  }
-  return query;
-}
+    .where('merchants.blocked_at', 'is', null),
+);
 
 /**
  * Stamps `last_used_at` unless it was stamped after `staleBefore`. The

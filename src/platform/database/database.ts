@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
+import { PreparedStatementPool } from './prepared-statements.js';
 import { isRetryableTransactionError } from './retry.js';
 import { addLocalListener, listenPostgres, type ChannelListener, type Unlisten } from './notify.js';
 
@@ -42,7 +43,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   // then emits 'error' on the pool, which would crash the process unhandled.
   // The pool drops that client and the next query opens a fresh one.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }) });
   return {
     db,
     kind: 'postgres',
