@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { toGroup, toIssuance, type Issuance, type IssuanceGroup } from '../issuances/index.js';
 import { compiledOnce } from '../platform/database/compiled-query.js';
 import type { Executor } from '../platform/database/database.js';
@@ -23,6 +23,8 @@ export interface IssuanceForCheckout {
   readonly paidElsewhere: boolean;
   /** The public id of the option's group (null outside a group): the hosted page of an option follows its group. */
   readonly groupPublicId: string | null;
+  /** The view stamps of the rows read, as `readCheckoutStamp` reads them now: equal stamps, same answer. */
+  readonly stamp: string;
 }
 
 export interface GroupForCheckout {
@@ -47,6 +49,20 @@ function latestConfirmedTxHash(eb: IssuanceScope) {
     .as('latest_tx_hash');
 }
 
+type CheckoutScope = ExpressionBuilder<
+  Database & { i: Database['issuances'] } & { s: Database['shops'] } & { m: Database['merchants'] } & { g: Database['issuance_groups'] | { [K in keyof Database['issuance_groups']]: null } },
+  'i' | 's' | 'm' | 'g'
+>;
+
+/**
+ * Everything an issuance's checkout answer is made of moves one of these
+ * stamps (triggers of migration 202611260020): the issuance's (its transfers
+ * included), its shop's, its merchant's and its group's.
+ */
+function viewStamp(eb: CheckoutScope) {
+  return sql<string>`${eb.ref('i.view_stamp')} || '.' || ${eb.ref('s.view_stamp')} || '.' || ${eb.ref('m.view_stamp')} || '.' || coalesce(${eb.ref('g.view_stamp')}, -1)`.as('view_stamp_of_answer');
+}
+
 const OWNER_COLUMNS = ['s.name as shop_name', 's.branding_name', 's.branding_logo_asset_id', 'm.name as merchant_name'] as const;
 
 function ownerOf(row: { shop_name: string; branding_name: string | null; branding_logo_asset_id: string | null; merchant_name: string }): CheckoutOwner {
@@ -69,16 +85,38 @@ export async function findIssuanceForCheckout(executor: Executor, publicId: stri
     txHash: row.latest_tx_hash,
     paidElsewhere: row.group_paid_issuance_id !== null && row.group_paid_issuance_id !== issuance.id,
     groupPublicId: row.group_public_id,
+    stamp: row.view_stamp_of_answer,
   };
 }
 
-const issuanceByPublicId = compiledOnce(1, (executor, publicId) =>
-  executor
+/**
+ * The stamp of an issuance's checkout answer, read alone: one narrow indexed
+ * read, so that a cached answer can be checked for the price of a key lookup.
+ * Undefined when no issuance has this public id (it may be a group's).
+ */
+export async function readCheckoutStamp(executor: Executor, publicId: string): Promise<string | undefined> {
+  const [row] = await stampByPublicId(executor, publicId);
+  return row?.view_stamp_of_answer;
+}
+
+const stampByPublicId = compiledOnce(1, (executor, publicId) =>
+  fromIssuanceWithOwner(executor)
+    .select((eb) => viewStamp(eb))
+    .where('i.public_id', '=', publicId),
+);
+
+function fromIssuanceWithOwner(executor: Executor) {
+  return executor
     .selectFrom('issuances as i')
     .innerJoin('shops as s', 's.id', 'i.shop_id')
     .innerJoin('merchants as m', 'm.id', 'i.merchant_id')
-    .leftJoin('issuance_groups as g', 'g.id', 'i.group_id')
+    .leftJoin('issuance_groups as g', 'g.id', 'i.group_id');
+}
+
+const issuanceByPublicId = compiledOnce(1, (executor, publicId) =>
+  fromIssuanceWithOwner(executor)
     .selectAll('i')
+    .select((eb) => viewStamp(eb))
     .select(OWNER_COLUMNS)
     .select('g.paid_issuance_id as group_paid_issuance_id')
     .select('g.public_id as group_public_id')

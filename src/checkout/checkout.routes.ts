@@ -1,10 +1,13 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { PublicNetworkSchema } from '../catalogue/index.js';
 import type { AppContext } from '../app-context.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import type { Checkout, CheckoutGroup, CheckoutUrls } from './checkout.js';
-import { getCheckout } from './get-checkout.js';
+import { CheckoutAnswerCache } from './checkout-answer-cache.js';
+import { readCheckoutStamp } from './checkout.repository.js';
+import { getCheckout, isPublicId } from './get-checkout.js';
 
 /**
  * Response schemas: Fastify compiles them into a serializer (GET /checkout is a
@@ -76,17 +79,37 @@ export function checkoutUrls(context: AppContext): CheckoutUrls {
   return { payUrl: context.config.payUrl, baseUrl: `${context.config.publicUrl}${API_PREFIX}` };
 }
 
-/** SPEC "Public": GET /checkout/{public_id}, no credentials. */
-export async function checkoutRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/** An answer already serialized by the route's schema: the typed reply only accepts the object form. */
+function sendSerialized(reply: FastifyReply, body: string): FastifyReply {
+  return reply.send(body);
+}
+
+/**
+ * SPEC "Public": GET /checkout/{public_id}, no credentials. A single
+ * issuance's answer is served from `CheckoutAnswerCache` while its view stamp
+ * is unchanged (one narrow read instead of building the answer again);
+ * groups, and any answer not yet cached, are read and serialized in full.
+ */
+export async function checkoutRoutes(api: IvoryServer, context: AppContext, cache = new CheckoutAnswerCache()): Promise<void> {
   const deps = { catalogue: context.catalogue, urls: checkoutUrls(context) };
   api.get(
     '/checkout/:public_id',
     { schema: { params: Params, response: { 200: CheckoutResponseSchema } }, config: { auth: PUBLIC, notFoundStatus: 400 } },
     async (request, reply) => {
-      const found = await getCheckout(context.db, deps, request.params.public_id);
-      // Status moves with every transfer: never let a cache answer for us.
-      void reply.header('Cache-Control', 'no-store');
-      return found.view;
+      const publicId = request.params.public_id;
+      // Status moves with every transfer: never let an HTTP cache answer for us.
+      void reply.header('Cache-Control', 'no-store').type(JSON_UTF8);
+      const stamp = isPublicId(publicId) ? await readCheckoutStamp(context.db, publicId) : undefined;
+      const cached = stamp === undefined ? undefined : cache.get(publicId, stamp);
+      if (cached !== undefined) return sendSerialized(reply, cached);
+
+      const found = await getCheckout(context.db, deps, publicId);
+      // The route's compiled serializer, so a cached answer is the same bytes as a fresh one.
+      const body = String(reply.serialize(found.view));
+      if (found.type === 'single') cache.set(publicId, found.stamp, body);
+      return sendSerialized(reply, body);
     },
   );
 }

@@ -22,11 +22,17 @@ export type FoundCheckout =
       readonly paidAt: Date | null;
       /** An option's group: the page polls the group, whose answer changes when another option is paid. */
       readonly groupPublicId: string | null;
+      /** The view stamps the answer was made from (`readCheckoutStamp`). */
+      readonly stamp: string;
     }
   | { readonly type: 'group'; readonly view: CheckoutGroup };
 
 /** Public ids are 16 base64url characters (issuances `newPublicId`); room is left for longer ones. */
 const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function isPublicId(value: string): boolean {
+  return PUBLIC_ID.test(value);
+}
 
 /**
  * GET /checkout/{public_id}: an issuance's checkout, an option's when the id
@@ -50,7 +56,7 @@ export async function findCheckout(
   deps: { readonly catalogue: Catalogue; readonly urls: CheckoutUrls },
   publicId: string,
 ): Promise<FoundCheckout | undefined> {
-  if (!PUBLIC_ID.test(publicId)) return undefined;
+  if (!isPublicId(publicId)) return undefined;
   const { catalogue, urls } = deps;
 
   // Invoices are the common case, so the issuance is looked up first.
@@ -62,7 +68,7 @@ export async function findCheckout(
       branding: brandingOf(single.owner, urls.baseUrl),
       merchantName: single.owner.merchantName,
     });
-    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere, paidAt: single.issuance.fundedAt, groupPublicId: single.groupPublicId };
+    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere, paidAt: single.issuance.fundedAt, groupPublicId: single.groupPublicId, stamp: single.stamp };
   }
 
   const grouped = await findGroupForCheckout(executor, publicId);

@@ -128,6 +128,8 @@ export interface MerchantsTable {
   blocked_at: NullableTimestamp;
   blocked_reason: string | null;
   created_at: CreatedAt;
+  /** Moved by a trigger on every update (migration 202611260020): the checkout answer cache's validator. */
+  view_stamp: Generated<string>;
 }
 
 export type Role = 'viewer' | 'developer' | 'owner';
@@ -160,6 +162,8 @@ export interface ShopsTable {
   archived_at: NullableTimestamp;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** Moved by a trigger on every update (migration 202611260020): the checkout answer cache's validator. */
+  view_stamp: Generated<string>;
 }
 
 export type Scope = 'read' | 'write';
@@ -334,6 +338,8 @@ interface IssuanceCommonColumns {
   cancel_reason: CancelReason | null;
   disabled_at: NullableTimestamp;
   created_at: Timestamp;
+  /** Moved by a trigger on every update (migration 202611260020): the checkout answer cache's validator. */
+  view_stamp: Generated<string>;
 }
 
 export interface IssuanceGroupsTable extends IssuanceCommonColumns {
