@@ -1,9 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-} from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
@@ -15,7 +10,7 @@ import {
   insertPasskeyChallenge,
   listUserPasskeys,
 } from './passkeys.repository.js';
-import { DEFAULT_PASSKEY_NAME, PASSKEY_CHALLENGE_TTL_MS, normalizePasskeyName, relyingPartyOf, type PasskeyPurpose } from './passkeys.js';
+import { DEFAULT_PASSKEY_NAME, PASSKEY_CHALLENGE_TTL_MS, normalizePasskeyName, relyingPartyOf, webAuthn, type PasskeyPurpose } from './passkeys.js';
 
 export interface BeginPasskeyCeremonyDeps {
   readonly db: Db;
@@ -59,6 +54,7 @@ export async function beginPasskeyCeremony(
 
   const { rpId } = relyingPartyOf(deps.publicUrl);
   const expiresAt = new Date(now.getTime() + PASSKEY_CHALLENGE_TTL_MS);
+  const { generateAuthenticationOptions, generateRegistrationOptions } = await webAuthn();
   return inTransaction(deps.db, async (trx) => {
     const passkeys = await listUserPasskeys(trx, session.userId);
     const credentials = passkeys.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports }));

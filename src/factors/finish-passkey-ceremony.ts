@@ -1,9 +1,4 @@
-import {
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import { inTransaction, type Db, type Executor } from '../platform/database/database.js';
@@ -18,7 +13,7 @@ import {
   takePasskeyChallenge,
   type PasskeyChallengeRow,
 } from './passkeys.repository.js';
-import { keptTransports, passkeyView, relyingPartyOf, type PasskeyView, type RelyingParty } from './passkeys.js';
+import { keptTransports, passkeyView, relyingPartyOf, webAuthn, type PasskeyView, type RelyingParty } from './passkeys.js';
 import { sessionUserView, type SessionUserView } from '../accounts/index.js';
 
 export interface FinishPasskeyCeremonyDeps {
@@ -101,6 +96,7 @@ function expectations(ceremony: PasskeyChallengeRow, relyingParty: RelyingParty)
 
 /** The stored passkey, or null when the attestation is refused. */
 const register: FinishStep = async (trx, ceremony, response, relyingParty, now) => {
+  const { verifyRegistrationResponse } = await webAuthn();
   const verification = await refusedAsNull(() =>
     verifyRegistrationResponse({ response: response as unknown as RegistrationResponseJSON, ...expectations(ceremony, relyingParty) }),
   );
@@ -125,6 +121,7 @@ const authenticate: FinishStep = async (trx, ceremony, response, relyingParty, n
   if (typeof response.id !== 'string') return null;
   const passkey = await lockUserPasskeyByCredential(trx, ceremony.userId, response.id);
   if (passkey === undefined) return null;
+  const { verifyAuthenticationResponse } = await webAuthn();
   const verification = await refusedAsNull(() =>
     verifyAuthenticationResponse({
       response: response as unknown as AuthenticationResponseJSON,

@@ -5,6 +5,17 @@
  * here from PUBLIC_URL.
  */
 
+/**
+ * `@simplewebauthn/server`, loaded by the first ceremony rather than at
+ * start-up: it is the heaviest module the app imports and most requests never
+ * touch a passkey (issue 13 item 3, start-up time).
+ */
+let loadedWebAuthn: Promise<typeof import('@simplewebauthn/server')> | undefined;
+export function webAuthn(): Promise<typeof import('@simplewebauthn/server')> {
+  loadedWebAuthn ??= import('@simplewebauthn/server');
+  return loadedWebAuthn;
+}
+
 /** How long a begun ceremony can be finished. Browsers time out at the options' `timeout`, the same. */
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000;
 

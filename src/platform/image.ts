@@ -1,4 +1,15 @@
-import sharp, { type SharpOptions } from 'sharp';
+import type { SharpOptions } from 'sharp';
+
+/**
+ * sharp (libvips) is loaded on the first image, not at start-up: only avatar
+ * and logo uploads need it, and loading it costs a noticeable part of the
+ * time `npm start` takes to answer /healthz (issue 13 item 3).
+ */
+let loadedSharp: Promise<typeof import('sharp')['default']> | undefined;
+function sharpLibrary(): Promise<typeof import('sharp')['default']> {
+  loadedSharp ??= import('sharp').then((module) => module.default);
+  return loadedSharp;
+}
 import { IvoryError } from './errors.js';
 
 /** SPEC "Limits": PNG or JPEG up to 2048 x 2048 px (said of avatars; logos follow the same rule). */
@@ -42,6 +53,7 @@ export async function normaliseImage(imageBase64: string, outputSide: number): P
   try {
     // No withMetadata(): EXIF, ICC and text chunks are dropped; rotate() applies
     // the EXIF orientation first so the picture stands as the camera meant.
+    const sharp = await sharpLibrary();
     return await sharp(bytes, limit)
       .rotate()
       .resize(outputSide, outputSide, { fit: 'inside', withoutEnlargement: true })
@@ -66,6 +78,7 @@ function formatOf(bytes: Buffer): 'png' | 'jpeg' | undefined {
  */
 async function readHeader(bytes: Buffer, limit: SharpOptions): Promise<{ format: string; width: number; height: number }> {
   try {
+    const sharp = await sharpLibrary();
     const metadata = await sharp(bytes, limit).metadata();
     return { format: metadata.format, width: metadata.width, height: metadata.height };
   } catch (error) {
