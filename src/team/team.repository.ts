@@ -137,66 +137,36 @@ export async function findShopStanding(db: Executor, merchantId: string, shopId:
   return row === undefined ? undefined : { archived: row.archived_at !== null };
 }
 
-function grantOf(row: { id: string; user_id: string; role: Role; shop_id: string | null; created_at: Date }): GrantRow {
-  return { id: row.id, userId: row.user_id, role: row.role, shopId: row.shop_id, createdAt: row.created_at };
-}
+/** The columns of `GrantRow`, under its field names. */
+const GRANT_COLUMNS = ['id', 'user_id as userId', 'role', 'shop_id as shopId', 'created_at as createdAt'] as const;
 
 export async function listGrants(db: Executor, merchantId: string): Promise<GrantRow[]> {
-  const rows = await db
-    .selectFrom('grants')
-    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map(grantOf);
+  return db.selectFrom('grants').select(GRANT_COLUMNS).where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function isMember(db: Executor, merchantId: string, userId: string): Promise<boolean> {
   return (await countRows(db.selectFrom('grants').where((eb) => eb.and({ merchant_id: merchantId, user_id: userId })))) > 0;
 }
 
-export async function findGrantForScope(db: Executor, merchantId: string, userId: string, shopId: string | null): Promise<GrantRow | undefined> {
-  const row = await db
-    .selectFrom('grants')
-    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    // A null shop id is matched with `is null`: the merchant-wide grant.
-    .where((eb) => eb.and({ merchant_id: merchantId, user_id: userId, shop_id: shopId }))
-    .forUpdate()
-    .executeTakeFirst();
-  return row === undefined ? undefined : grantOf(row);
-}
-
-export async function findGrant(db: Executor, merchantId: string, grantId: string): Promise<GrantRow | undefined> {
-  const row = await db
-    .selectFrom('grants')
-    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .where((eb) => eb.and({ merchant_id: merchantId, id: grantId }))
-    .forUpdate()
-    .executeTakeFirst();
-  return row === undefined ? undefined : grantOf(row);
-}
-
-export async function insertGrant(
+/**
+ * The merchant's grant with these keys, locked for change: by its id, or a
+ * user's grant on one scope (a null `shop_id` is the merchant-wide one).
+ */
+export async function lockGrant(
   db: Executor,
-  grant: { id: string; merchantId: string; userId: string; role: Role; shopId: string | null; createdAt: Date },
-): Promise<GrantRow> {
-  const row = await db
-    .insertInto('grants')
-    .values({ id: grant.id, merchant_id: grant.merchantId, user_id: grant.userId, role: grant.role, shop_id: grant.shopId, created_at: grant.createdAt })
-    .returning(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return grantOf(row);
+  merchantId: string,
+  keys: { readonly id: string } | { readonly user_id: string; readonly shop_id: string | null },
+): Promise<GrantRow | undefined> {
+  return db
+    .selectFrom('grants')
+    .select(GRANT_COLUMNS)
+    .where((eb) => eb.and({ merchant_id: merchantId, ...keys }))
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export async function setGrantRole(db: Executor, grantId: string, role: Role): Promise<GrantRow> {
-  const row = await db
-    .updateTable('grants')
-    .set({ role })
-    .where('id', '=', grantId)
-    .returning(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return grantOf(row);
+  return db.updateTable('grants').set({ role }).where('id', '=', grantId).returning(GRANT_COLUMNS).executeTakeFirstOrThrow();
 }
 
 export async function deleteGrant(db: Executor, grantId: string): Promise<void> {
