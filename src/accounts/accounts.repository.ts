@@ -154,8 +154,11 @@ export interface WalletChallengeRow {
   readonly id: string;
   readonly address: string;
   readonly message: string;
-  readonly expiresAt: Date;
-  readonly consumedAt: Date | null;
+}
+
+/** A challenge that can still be used at `now`: neither consumed nor expired. */
+function usableAt(eb: ExpressionBuilder<Database, 'wallet_challenges'>, now: Date) {
+  return eb.and([eb('consumed_at', 'is', null), eb('expires_at', '>', now)]);
 }
 
 export async function insertWalletChallenge(
@@ -176,11 +179,13 @@ export async function insertWalletChallenge(
     .execute();
 }
 
-export async function findWalletChallenge(db: Executor, challengeId: string): Promise<WalletChallengeRow | undefined> {
+/** The challenge of this id if it is neither consumed nor expired at `now`. */
+export async function findUsableWalletChallenge(db: Executor, challengeId: string, now: Date): Promise<WalletChallengeRow | undefined> {
   return db
     .selectFrom('wallet_challenges')
-    .select(['id', 'address', 'message', 'expires_at as expiresAt', 'consumed_at as consumedAt'])
+    .select(['id', 'address', 'message'])
     .where('id', '=', challengeId)
+    .where((eb) => usableAt(eb, now))
     .executeTakeFirst();
 }
 
@@ -194,8 +199,8 @@ export async function consumeWalletChallenge(db: Executor, challengeId: string, 
   const consumed = await db
     .updateTable('wallet_challenges')
     .set({ consumed_at: now })
-    .where((eb) => eb.and({ id: challengeId, consumed_at: null }))
-    .where('expires_at', '>', now)
+    .where('id', '=', challengeId)
+    .where((eb) => usableAt(eb, now))
     .returning('id')
     .executeTakeFirst();
   return consumed !== undefined;
