@@ -13,7 +13,7 @@ export interface UserRow {
   readonly mfaEnrolled: boolean;
 }
 
-/** `mfa_enrolled`: whether the user of `users.id` has a confirmed second factor (TOTP or a passkey). */
+/** `mfaEnrolled`: whether the user of `users.id` has a confirmed second factor (TOTP or a passkey). */
 function mfaEnrolled(eb: ExpressionBuilder<Database, 'users'>) {
   return eb
     .or([
@@ -26,7 +26,12 @@ function mfaEnrolled(eb: ExpressionBuilder<Database, 'users'>) {
       ),
       eb.exists(eb.selectFrom('passkeys').select('passkeys.user_id').whereRef('passkeys.user_id', '=', 'users.id')),
     ])
-    .as('mfa_enrolled');
+    .$castTo<boolean>()
+    .as('mfaEnrolled');
+}
+
+function userColumns(eb: ExpressionBuilder<Database, 'users'>) {
+  return ['id', 'onboarded_at as onboardedAt', mfaEnrolled(eb)] as const;
 }
 
 export async function insertUser(db: Executor, user: { id: string; createdAt: Date }): Promise<void> {
@@ -39,19 +44,12 @@ export async function deleteUser(db: Executor, userId: string): Promise<void> {
 }
 
 export async function findUser(db: Executor, userId: string): Promise<UserRow | undefined> {
-  const row = await db.selectFrom('users').select((eb) => ['id', 'onboarded_at', mfaEnrolled(eb)]).where('id', '=', userId).executeTakeFirst();
-  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at, mfaEnrolled: Boolean(row.mfa_enrolled) };
+  return db.selectFrom('users').select(userColumns).where('id', '=', userId).executeTakeFirst();
 }
 
 /** Reads the user under a row lock, so that one user's onboardings run one at a time. */
 export async function lockUser(db: Executor, userId: string): Promise<UserRow | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select((eb) => ['id', 'onboarded_at', mfaEnrolled(eb)])
-    .where('id', '=', userId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row === undefined ? undefined : { id: row.id, onboardedAt: row.onboarded_at, mfaEnrolled: Boolean(row.mfa_enrolled) };
+  return db.selectFrom('users').select(userColumns).where('id', '=', userId).forUpdate().executeTakeFirst();
 }
 
 export async function markUserOnboarded(db: Executor, userId: string, at: Date): Promise<void> {
@@ -61,23 +59,12 @@ export async function markUserOnboarded(db: Executor, userId: string, at: Date):
 // ---- identities ------------------------------------------------------------
 
 export async function findIdentityOwner(db: Executor, provider: Provider, subject: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('identities')
-    .select('user_id')
-    .where('provider', '=', provider)
-    .where('subject', '=', subject)
-    .executeTakeFirst();
+  const row = await db.selectFrom('identities').select('user_id').where((eb) => eb.and({ provider, subject })).executeTakeFirst();
   return row?.user_id;
 }
 
 export async function userHasIdentityOf(db: Executor, userId: string, provider: Provider): Promise<boolean> {
-  const row = await db
-    .selectFrom('identities')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('provider', '=', provider)
-    .limit(1)
-    .executeTakeFirst();
+  const row = await db.selectFrom('identities').select('id').where((eb) => eb.and({ user_id: userId, provider })).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -121,34 +108,22 @@ export interface LiveSessionRow {
 
 /** The session with this token hash if it is neither revoked nor expired at `now`. */
 export async function findLiveSession(db: Executor, tokenHash: string, now: Date): Promise<LiveSessionRow | undefined> {
-  const row = await db
+  return db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select((eb) => [
-      'sessions.id',
-      'sessions.user_id',
-      'sessions.csrf_token',
-      'sessions.expires_at',
-      'sessions.mfa_at',
-      'users.blocked_at',
-      'users.blocked_reason',
+      'sessions.id as sessionId',
+      'sessions.user_id as userId',
+      'sessions.csrf_token as csrfToken',
+      'sessions.expires_at as expiresAt',
+      'sessions.mfa_at as mfaAt',
+      'users.blocked_at as userBlockedAt',
+      'users.blocked_reason as userBlockedReason',
       mfaEnrolled(eb),
     ])
-    .where('sessions.token_hash', '=', tokenHash)
-    .where('sessions.revoked_at', 'is', null)
+    .where((eb) => eb.and({ 'sessions.token_hash': tokenHash, 'sessions.revoked_at': null }))
     .where('sessions.expires_at', '>', now)
     .executeTakeFirst();
-  if (row === undefined) return undefined;
-  return {
-    sessionId: row.id,
-    userId: row.user_id,
-    csrfToken: row.csrf_token,
-    expiresAt: row.expires_at,
-    mfaAt: row.mfa_at,
-    mfaEnrolled: Boolean(row.mfa_enrolled),
-    userBlockedAt: row.blocked_at,
-    userBlockedReason: row.blocked_reason,
-  };
 }
 
 export async function insertSession(
@@ -170,7 +145,7 @@ export async function insertSession(
 }
 
 export async function revokeSession(db: Executor, sessionId: string, at: Date): Promise<void> {
-  await db.updateTable('sessions').set({ revoked_at: at }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+  await db.updateTable('sessions').set({ revoked_at: at }).where((eb) => eb.and({ id: sessionId, revoked_at: null })).execute();
 }
 
 // ---- wallet challenges -----------------------------------------------------
@@ -179,8 +154,11 @@ export interface WalletChallengeRow {
   readonly id: string;
   readonly address: string;
   readonly message: string;
-  readonly expiresAt: Date;
-  readonly consumedAt: Date | null;
+}
+
+/** A challenge that can still be used at `now`: neither consumed nor expired. */
+function usableAt(eb: ExpressionBuilder<Database, 'wallet_challenges'>, now: Date) {
+  return eb.and([eb('consumed_at', 'is', null), eb('expires_at', '>', now)]);
 }
 
 export async function insertWalletChallenge(
@@ -201,14 +179,14 @@ export async function insertWalletChallenge(
     .execute();
 }
 
-export async function findWalletChallenge(db: Executor, challengeId: string): Promise<WalletChallengeRow | undefined> {
-  const row = await db
+/** The challenge of this id if it is neither consumed nor expired at `now`. */
+export async function findUsableWalletChallenge(db: Executor, challengeId: string, now: Date): Promise<WalletChallengeRow | undefined> {
+  return db
     .selectFrom('wallet_challenges')
-    .select(['id', 'address', 'message', 'expires_at', 'consumed_at'])
+    .select(['id', 'address', 'message'])
     .where('id', '=', challengeId)
+    .where((eb) => usableAt(eb, now))
     .executeTakeFirst();
-  if (row === undefined) return undefined;
-  return { id: row.id, address: row.address, message: row.message, expiresAt: row.expires_at, consumedAt: row.consumed_at };
 }
 
 /**
@@ -222,8 +200,7 @@ export async function consumeWalletChallenge(db: Executor, challengeId: string, 
     .updateTable('wallet_challenges')
     .set({ consumed_at: now })
     .where('id', '=', challengeId)
-    .where('consumed_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where((eb) => usableAt(eb, now))
     .returning('id')
     .executeTakeFirst();
   return consumed !== undefined;

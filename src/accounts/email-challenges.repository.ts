@@ -53,22 +53,12 @@ export async function insertEmailChallenge(
 
 /** The challenge under a row lock: concurrent verifications of one challenge run one at a time. */
 export async function lockEmailChallenge(db: Executor, challengeId: string): Promise<EmailChallengeRow | undefined> {
-  const row = await db
+  return db
     .selectFrom('email_challenges')
-    .select(['id', 'subject', 'address', 'code_digest', 'attempts', 'expires_at', 'consumed_at'])
+    .select(['id', 'subject', 'address', 'code_digest as codeDigest', 'attempts', 'expires_at as expiresAt', 'consumed_at as consumedAt'])
     .where('id', '=', challengeId)
     .forUpdate()
     .executeTakeFirst();
-  if (row === undefined) return undefined;
-  return {
-    id: row.id,
-    subject: row.subject,
-    address: row.address,
-    codeDigest: row.code_digest,
-    attempts: row.attempts,
-    expiresAt: row.expires_at,
-    consumedAt: row.consumed_at,
-  };
 }
 
 export async function countWrongEmailCode(db: Executor, challengeId: string): Promise<void> {

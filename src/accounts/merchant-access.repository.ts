@@ -2,22 +2,19 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
 import type { Database, Role } from '../platform/database/schema.js';
 
-/** One grant of a user on a merchant, with what GET /merchants shows of the merchant. */
-export interface MerchantGrantRow {
-  readonly merchantId: string;
-  readonly name: string;
-  readonly shopLimit: number;
-  readonly shopCount: number;
-  readonly role: Role;
-  /** Null for a merchant-wide grant. */
-  readonly shopId: string | null;
-}
-
+/** What GET /merchants shows of a merchant. */
 export interface MerchantSummaryRow {
   readonly merchantId: string;
   readonly name: string;
   readonly shopLimit: number;
   readonly shopCount: number;
+}
+
+/** One grant of a user on a merchant, with what GET /merchants shows of the merchant. */
+export interface MerchantGrantRow extends MerchantSummaryRow {
+  readonly role: Role;
+  /** Null for a merchant-wide grant. */
+  readonly shopId: string | null;
 }
 
 export async function insertMerchant(db: Executor, merchant: { id: string; name: string; createdAt: Date }): Promise<void> {
@@ -49,36 +46,22 @@ export async function listMerchantGrantsOfUser(db: Executor, userId: string): Pr
   const rows = await db
     .selectFrom('grants')
     .innerJoin('merchants', 'merchants.id', 'grants.merchant_id')
-    .select((eb) => [
-      'merchants.id',
-      'merchants.name',
-      'merchants.shop_limit',
-      'grants.role',
-      'grants.shop_id',
-      activeShopCount(eb).as('shop_count'),
-    ])
+    .select((eb) => [...merchantSummaryColumns(eb), 'grants.role', 'grants.shop_id as shopId'])
     .where('grants.user_id', '=', userId)
     .orderBy('merchants.created_at')
     .orderBy('merchants.id')
     .execute();
-  return rows.map((row) => ({
-    merchantId: row.id,
-    name: row.name,
-    shopLimit: row.shop_limit,
-    shopCount: Number(row.shop_count),
-    role: row.role,
-    shopId: row.shop_id,
-  }));
+  return rows.map((row) => ({ ...row, shopCount: Number(row.shopCount) }));
 }
 
 export async function findMerchantSummary(db: Executor, merchantId: string): Promise<MerchantSummaryRow | undefined> {
-  const row = await db
-    .selectFrom('merchants')
-    .select((eb) => ['merchants.id', 'merchants.name', 'merchants.shop_limit', activeShopCount(eb).as('shop_count')])
-    .where('merchants.id', '=', merchantId)
-    .executeTakeFirst();
-  if (row === undefined) return undefined;
-  return { merchantId: row.id, name: row.name, shopLimit: row.shop_limit, shopCount: Number(row.shop_count) };
+  const row = await db.selectFrom('merchants').select(merchantSummaryColumns).where('merchants.id', '=', merchantId).executeTakeFirst();
+  return row === undefined ? undefined : { ...row, shopCount: Number(row.shopCount) };
+}
+
+/** The columns of `MerchantSummaryRow`; the shop count comes as the driver's bigint text. */
+function merchantSummaryColumns(eb: ExpressionBuilder<Database, 'merchants'>) {
+  return ['merchants.id as merchantId', 'merchants.name', 'merchants.shop_limit as shopLimit', activeShopCount(eb).as('shopCount')] as const;
 }
 
 // Archived shops no longer count against the merchant's shop limit.

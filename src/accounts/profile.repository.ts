@@ -3,13 +3,11 @@ import type { IdentitiesTable, Language, Theme } from '../platform/database/sche
 import type { ProfileRow } from './profile.js';
 
 export async function findProfile(db: Executor, userId: string): Promise<ProfileRow | undefined> {
-  const row = await db
+  return db
     .selectFrom('users')
-    .select(['display_name', 'theme', 'language', 'created_at', 'avatar_png'])
+    .select(['display_name as displayName', 'theme', 'language', 'created_at as createdAt', 'avatar_png as avatarPng'])
     .where('id', '=', userId)
     .executeTakeFirst();
-  if (row === undefined) return undefined;
-  return { displayName: row.display_name, theme: row.theme, language: row.language, createdAt: row.created_at, avatarPng: row.avatar_png };
 }
 
 /** Replaces the user's avatar; false when there is no such user. */
@@ -52,11 +50,6 @@ export async function listIdentities(db: Executor, userId: string): Promise<Iden
 
 /** Removes the identity if it is the user's; false when it is not (or unknown). */
 export async function deleteIdentity(db: Executor, userId: string, identityId: string): Promise<boolean> {
-  const deleted = await db
-    .deleteFrom('identities')
-    .where('id', '=', identityId)
-    .where('user_id', '=', userId)
-    .returning('id')
-    .executeTakeFirst();
+  const deleted = await db.deleteFrom('identities').where((eb) => eb.and({ id: identityId, user_id: userId })).returning('id').executeTakeFirst();
   return deleted !== undefined;
 }

@@ -2,7 +2,7 @@ import { verifyMessage, type Hex } from 'viem';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import { consumeWalletChallenge, findUser, findWalletChallenge } from './accounts.repository.js';
+import { consumeWalletChallenge, findUsableWalletChallenge, findUser } from './accounts.repository.js';
 import { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 import { sessionUserView, type SessionUserView } from './session.js';
 import { startSession } from './start-session.js';
@@ -27,10 +27,8 @@ export async function verifyWalletSignIn(
   input: { readonly challengeId: string; readonly signature: string },
 ): Promise<WalletSession> {
   if (!UUID.test(input.challengeId) || !HEX.test(input.signature)) throw new IvoryError('unauthorized');
-  const challenge = await findWalletChallenge(deps.db, input.challengeId);
-  if (challenge === undefined || challenge.consumedAt !== null || challenge.expiresAt <= deps.clock.now()) {
-    throw new IvoryError('unauthorized');
-  }
+  const challenge = await findUsableWalletChallenge(deps.db, input.challengeId, deps.clock.now());
+  if (challenge === undefined) throw new IvoryError('unauthorized');
   // Checked before the transaction: recovery is CPU work that should not hold the embedded database's one session.
   if (!(await signatureMatches(challenge.address, challenge.message, input.signature as Hex))) {
     throw new IvoryError('unauthorized');

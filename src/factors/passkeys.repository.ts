@@ -49,8 +49,7 @@ export async function lockUserPasskeyByCredential(db: Executor, userId: string, 
   const row = await db
     .selectFrom('passkeys')
     .selectAll()
-    .where('user_id', '=', userId)
-    .where('credential_id', '=', credentialId)
+    .where((eb) => eb.and({ user_id: userId, credential_id: credentialId }))
     .forUpdate()
     .executeTakeFirst();
   return row === undefined ? undefined : toPasskey(row);
@@ -89,8 +88,7 @@ export async function renameUserPasskey(db: Executor, userId: string, passkeyId:
   const row = await db
     .updateTable('passkeys')
     .set({ name })
-    .where('id', '=', passkeyId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ id: passkeyId, user_id: userId }))
     .returningAll()
     .executeTakeFirst();
   return row === undefined ? undefined : toPasskey(row);
@@ -98,7 +96,7 @@ export async function renameUserPasskey(db: Executor, userId: string, passkeyId:
 
 /** Deletes the user's own passkey; false when the user has none of that id. */
 export async function deleteUserPasskey(db: Executor, userId: string, passkeyId: string): Promise<boolean> {
-  const row = await db.deleteFrom('passkeys').where('id', '=', passkeyId).where('user_id', '=', userId).returning('id').executeTakeFirst();
+  const row = await db.deleteFrom('passkeys').where((eb) => eb.and({ id: passkeyId, user_id: userId })).returning('id').executeTakeFirst();
   return row !== undefined;
 }
 
@@ -139,8 +137,7 @@ export async function insertPasskeyChallenge(db: Executor, challenge: PasskeyCha
 export async function takePasskeyChallenge(db: Executor, challengeId: string, sessionId: string): Promise<PasskeyChallengeRow | undefined> {
   const row = await db
     .deleteFrom('passkey_challenges')
-    .where('id', '=', challengeId)
-    .where('session_id', '=', sessionId)
+    .where((eb) => eb.and({ id: challengeId, session_id: sessionId }))
     .returningAll()
     .executeTakeFirst();
   return row === undefined

@@ -8,7 +8,7 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 /** Keys that count against SPEC "Limits" (non-revoked, disabled ones included). */
 export async function countLiveKeys(db: Executor, shopId: string): Promise<number> {
-  return countRows(db.selectFrom('api_keys').where('shop_id', '=', shopId).where('revoked_at', 'is', null));
+  return countRows(db.selectFrom('api_keys').where((eb) => eb.and({ shop_id: shopId, revoked_at: null })));
 }
 
 export interface NewApiKey {
@@ -45,14 +45,7 @@ export async function insertKey(db: Executor, key: NewApiKey): Promise<ApiKeyRow
 
 /** A non-revoked key of this shop, locked for change; revoked keys are gone as far as the API is concerned. */
 export async function lockLiveKey(db: Executor, shopId: string, keyId: string): Promise<ApiKeyRow | undefined> {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('id', '=', keyId)
-    .where('shop_id', '=', shopId)
-    .where('revoked_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
+  return db.selectFrom('api_keys').selectAll().where((eb) => eb.and({ id: keyId, shop_id: shopId, revoked_at: null })).forUpdate().executeTakeFirst();
 }
 
 export interface ApiKeyChanges {
@@ -85,8 +78,7 @@ export async function listLiveKeys(db: Executor, shopId: string): Promise<ApiKey
   return db
     .selectFrom('api_keys')
     .selectAll()
-    .where('shop_id', '=', shopId)
-    .where('revoked_at', 'is', null)
+    .where((eb) => eb.and({ shop_id: shopId, revoked_at: null }))
     .orderBy('created_at')
     .orderBy('id')
     .execute();

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
 import { countRows } from '../platform/database/count-rows.js';
 import type { MerchantsTable, PayoutTarget, Role, ShopsTable } from '../platform/database/schema.js';
@@ -23,12 +23,11 @@ export interface ReadOptions {
 }
 
 export async function findUserStanding(db: Executor, userId: string): Promise<UserStanding | undefined> {
-  const row = await db
+  return db
     .selectFrom('users')
-    .select(['onboarded_at', 'blocked_at', 'blocked_reason'])
+    .select(['onboarded_at as onboardedAt', 'blocked_at as blockedAt', 'blocked_reason as blockedReason'])
     .where('id', '=', userId)
     .executeTakeFirst();
-  return row === undefined ? undefined : { onboardedAt: row.onboarded_at, blockedAt: row.blocked_at, blockedReason: row.blocked_reason };
 }
 
 export async function findMerchant(db: Executor, merchantId: string, options: ReadOptions = {}): Promise<MerchantRow | undefined> {
@@ -63,24 +62,21 @@ export async function listUserGrants(db: Executor, merchantId: string, userId: s
   const rows = await db
     .selectFrom('grants')
     .select(['role', 'shop_id'])
-    .where('merchant_id', '=', merchantId)
-    .where('user_id', '=', userId)
+    .where((eb) => eb.and({ merchant_id: merchantId, user_id: userId }))
     .execute();
   return rows.map((row) => ({ role: row.role, shopId: row.shop_id }));
 }
 
 /** Shops that count against `merchants.shop_limit`: every shop not archived. */
 export async function countActiveShops(db: Executor, merchantId: string): Promise<number> {
-  return countRows(db.selectFrom('shops').where('merchant_id', '=', merchantId).where('archived_at', 'is', null));
+  return countRows(db.selectFrom('shops').where((eb) => eb.and({ merchant_id: merchantId, archived_at: null })));
 }
 
 export async function hasActiveSandboxShop(db: Executor, merchantId: string): Promise<boolean> {
   const row = await db
     .selectFrom('shops')
     .select('id')
-    .where('merchant_id', '=', merchantId)
-    .where('sandbox', '=', true)
-    .where('archived_at', 'is', null)
+    .where((eb) => eb.and({ merchant_id: merchantId, sandbox: true, archived_at: null }))
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -122,29 +118,17 @@ export async function insertShop(db: Executor, shop: NewShop): Promise<ShopRow> 
     .executeTakeFirstOrThrow();
 }
 
-/** The fields PATCH /shops/{id} may change; undefined leaves a field as it is. */
-export interface ShopChanges {
-  readonly recipient?: string | null;
-  readonly delegate?: string | null;
-  readonly payoutTarget?: PayoutTarget;
-  readonly solanaPayoutTarget?: PayoutTarget;
-  readonly tronPayoutTarget?: PayoutTarget;
-}
+/**
+ * The columns PATCH /shops/{id} and PATCH /shops/{id}/branding may change,
+ * named as `ShopRow` names them; a column left out keeps its value.
+ */
+export type ShopChanges = Pick<
+  Updateable<ShopsTable>,
+  'recipient' | 'delegate' | 'payout_target' | 'solana_payout_target' | 'tron_payout_target' | 'branding_name' | 'branding_logo_asset_id'
+>;
 
 export async function updateShop(db: Executor, shopId: string, changes: ShopChanges, now: Date): Promise<ShopRow> {
-  return db
-    .updateTable('shops')
-    .set({
-      ...(changes.recipient === undefined ? {} : { recipient: changes.recipient }),
-      ...(changes.delegate === undefined ? {} : { delegate: changes.delegate }),
-      ...(changes.payoutTarget === undefined ? {} : { payout_target: changes.payoutTarget }),
-      ...(changes.solanaPayoutTarget === undefined ? {} : { solana_payout_target: changes.solanaPayoutTarget }),
-      ...(changes.tronPayoutTarget === undefined ? {} : { tron_payout_target: changes.tronPayoutTarget }),
-      updated_at: now,
-    })
-    .where('id', '=', shopId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return db.updateTable('shops').set({ ...changes, updated_at: now }).where('id', '=', shopId).returningAll().executeTakeFirstOrThrow();
 }
 
 export type RecipientFamily = 'solana' | 'tron';
@@ -160,7 +144,7 @@ export async function writeFamilyRecipient(db: Executor, shopId: string, family:
 /** Active shops of a merchant, oldest first; `onlyShopIds` narrows to those (a shop-scoped grant or key). */
 export async function listActiveShops(db: Executor, merchantId: string, onlyShopIds: readonly string[] | null): Promise<ShopRow[]> {
   if (onlyShopIds !== null && onlyShopIds.length === 0) return [];
-  let query = db.selectFrom('shops').selectAll().where('merchant_id', '=', merchantId).where('archived_at', 'is', null);
+  let query = db.selectFrom('shops').selectAll().where((eb) => eb.and({ merchant_id: merchantId, archived_at: null }));
   if (onlyShopIds !== null) query = query.where('id', 'in', [...onlyShopIds]);
   return query.orderBy('created_at').orderBy('id').execute();
 }
@@ -183,7 +167,7 @@ export async function findBrandingAsset(db: Executor, assetId: string): Promise<
 
 /** The shop's asset with these exact bytes, if it was uploaded before (a repeated upload reuses it). */
 export async function findShopAssetBySha256(db: Executor, shopId: string, sha256: string): Promise<string | undefined> {
-  const row = await db.selectFrom('branding_assets').select('id').where('shop_id', '=', shopId).where('sha256', '=', sha256).executeTakeFirst();
+  const row = await db.selectFrom('branding_assets').select('id').where((eb) => eb.and({ shop_id: shopId, sha256 })).executeTakeFirst();
   return row?.id;
 }
 
@@ -192,23 +176,4 @@ export async function insertBrandingAsset(db: Executor, asset: { id: string; sho
     .insertInto('branding_assets')
     .values({ id: asset.id, shop_id: asset.shopId, content_type: 'image/png', bytes: asset.bytes, sha256: asset.sha256, created_at: asset.now })
     .execute();
-}
-
-/** The branding columns PATCH /shops/{id}/branding may change; undefined leaves a column as it is. */
-export interface BrandingChanges {
-  readonly name?: string | null;
-  readonly logoAssetId?: string | null;
-}
-
-export async function updateShopBranding(db: Executor, shopId: string, changes: BrandingChanges, now: Date): Promise<ShopRow> {
-  return db
-    .updateTable('shops')
-    .set({
-      ...(changes.name === undefined ? {} : { branding_name: changes.name }),
-      ...(changes.logoAssetId === undefined ? {} : { branding_logo_asset_id: changes.logoAssetId }),
-      updated_at: now,
-    })
-    .where('id', '=', shopId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
 }

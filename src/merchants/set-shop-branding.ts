@@ -3,7 +3,7 @@ import { newId, sha256Hex } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { normaliseImage } from '../platform/image.js';
-import { findShopAssetBySha256, insertBrandingAsset, updateShopBranding, type ShopRow } from './merchants.repository.js';
+import { findShopAssetBySha256, insertBrandingAsset, updateShop, type ShopRow } from './merchants.repository.js';
 import type { ShopAccess } from './require-shop-access.js';
 import { parseName } from './shop.js';
 
@@ -50,7 +50,12 @@ export async function setShopBranding(trx: Tx, clock: Clock, access: ShopAccess,
       await insertBrandingAsset(trx, { id: logoAssetId, shopId: access.shop.id, bytes: png, sha256, now });
     }
   }
-  const shop = await updateShopBranding(trx, access.shop.id, { ...(name === undefined ? {} : { name }), ...(logoAssetId === undefined ? {} : { logoAssetId }) }, now);
+  const shop = await updateShop(
+    trx,
+    access.shop.id,
+    { ...(name === undefined ? {} : { branding_name: name }), ...(logoAssetId === undefined ? {} : { branding_logo_asset_id: logoAssetId }) },
+    now,
+  );
   return brandingView(shop, baseUrl);
 }
 

@@ -32,10 +32,10 @@ export async function updateShop(trx: Tx, clock: Clock, principal: Principal, sh
     trx,
     shop.id,
     {
-      ...(recipient === undefined ? {} : { recipient, payoutTarget: 'address' as const }),
+      ...(recipient === undefined ? {} : { recipient, payout_target: 'address' as const }),
       ...(delegate === undefined ? {} : { delegate }),
-      ...(input.solanaPayoutTarget === undefined ? {} : { solanaPayoutTarget: input.solanaPayoutTarget }),
-      ...(input.tronPayoutTarget === undefined ? {} : { tronPayoutTarget: input.tronPayoutTarget }),
+      ...(input.solanaPayoutTarget === undefined ? {} : { solana_payout_target: input.solanaPayoutTarget }),
+      ...(input.tronPayoutTarget === undefined ? {} : { tron_payout_target: input.tronPayoutTarget }),
     },
     clock.now(),
   );

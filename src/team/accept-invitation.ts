@@ -1,4 +1,4 @@
-import { findIdentityOwner, findUser, markUserOnboarded } from '../accounts/index.js';
+import { findIdentityOwner, findUser, insertGrant, markUserOnboarded } from '../accounts/index.js';
 import { teamLimit } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
@@ -9,11 +9,10 @@ import { isUuid } from '../platform/ids.js';
 import {
   countTeam,
   findEmailAddresses,
-  findGrantForScope,
   findInvitationMerchant,
   findShopStanding,
-  insertGrant,
   isMember,
+  lockGrant,
   lockInvitation,
   lockMerchantForTeam,
   markInvitationAccepted,
@@ -64,10 +63,11 @@ export async function acceptInvitation(trx: Tx, clock: Clock, principal: Princip
     if (teamAfter > teamLimit(merchant.teamLimit)) throw new IvoryError('team_limit_reached');
   }
 
-  const existing = await findGrantForScope(trx, invitation.merchant_id, userId, invitation.shop_id);
+  const existing = await lockGrant(trx, invitation.merchant_id, { user_id: userId, shop_id: invitation.shop_id });
   let grant: GrantRow;
   if (existing === undefined) {
-    grant = await insertGrant(trx, { id: newId(), merchantId: invitation.merchant_id, userId, role: invitation.role, shopId: invitation.shop_id, createdAt: now });
+    grant = { id: newId(), userId, role: invitation.role, shopId: invitation.shop_id, createdAt: now };
+    await insertGrant(trx, { ...grant, merchantId: invitation.merchant_id });
   } else {
     grant = outranks(invitation.role, existing.role) ? await setGrantRole(trx, existing.id, invitation.role) : existing;
   }

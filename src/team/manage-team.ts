@@ -8,9 +8,9 @@ import {
   countMerchantWideOwners,
   deleteGrant,
   findEmailAddresses,
-  findGrant,
   listGrants,
   listPendingInvitations,
+  lockGrant,
   lockInvitation,
   markInvitationRevoked,
 } from './team.repository.js';
@@ -60,7 +60,7 @@ export async function revokeInvitation(trx: Tx, clock: Clock, principal: Princip
 export async function removeGrant(trx: Tx, principal: Principal, merchantId: string, grantId: string): Promise<{ ok: true }> {
   sessionOf(principal);
   const access = await requireMerchantAccess(trx, principal, merchantId, 'owner', { lock: true });
-  const grant = isUuid(grantId) ? await findGrant(trx, access.merchantId, grantId) : undefined;
+  const grant = isUuid(grantId) ? await lockGrant(trx, access.merchantId, { id: grantId }) : undefined;
   if (grant === undefined) throw new IvoryError('not_found');
   if (grant.role === 'owner' && grant.shopId === null && (await countMerchantWideOwners(trx, access.merchantId)) <= 1) {
     throw new IvoryError('forbidden', { reason: 'last_owner' });

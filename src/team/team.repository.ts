@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
 import { countRows } from '../platform/database/count-rows.js';
-import type { InvitationsTable, Role } from '../platform/database/schema.js';
+import type { Database, InvitationsTable, Role } from '../platform/database/schema.js';
 
 export type InvitationRow = Selectable<InvitationsTable>;
 
@@ -35,6 +35,11 @@ export async function lockMerchantForTeam(db: Executor, merchantId: string): Pro
   return row === undefined ? undefined : { name: row.name, teamLimit: row.team_limit, blockedAt: row.blocked_at, blockedReason: row.blocked_reason };
 }
 
+/** An invitation that can still be accepted at `now`: neither accepted, revoked nor expired. */
+function pendingAt(eb: ExpressionBuilder<Database, 'invitations'>, now: Date) {
+  return eb.and([eb('accepted_at', 'is', null), eb('revoked_at', 'is', null), eb('expires_at', '>', now)]);
+}
+
 /** SPEC "Limits": members (people holding any grant) plus pending invitations. */
 export async function countTeam(db: Executor, merchantId: string, now: Date, options: { excludeInvitationId?: string } = {}): Promise<number> {
   const members = await db
@@ -45,9 +50,7 @@ export async function countTeam(db: Executor, merchantId: string, now: Date, opt
   let pending = db
     .selectFrom('invitations')
     .where('merchant_id', '=', merchantId)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now);
+    .where((eb) => pendingAt(eb, now));
   if (options.excludeInvitationId !== undefined) pending = pending.where('id', '!=', options.excludeInvitationId);
   return Number(members.count) + (await countRows(pending));
 }
@@ -95,12 +98,9 @@ export async function revokePendingInvitationsFor(
   await db
     .updateTable('invitations')
     .set({ revoked_at: now })
-    .where('merchant_id', '=', merchantId)
-    .where('subject', '=', subject)
-    .where((eb) => (shopId === null ? eb('shop_id', 'is', null) : eb('shop_id', '=', shopId)))
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    // A null shop id is matched with `is null`: the merchant-wide scope.
+    .where((eb) => eb.and({ merchant_id: merchantId, subject, shop_id: shopId }))
+    .where((eb) => pendingAt(eb, now))
     .execute();
 }
 
@@ -117,9 +117,7 @@ export async function listPendingInvitations(db: Executor, merchantId: string, n
     .selectFrom('invitations')
     .selectAll()
     .where('merchant_id', '=', merchantId)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where((eb) => pendingAt(eb, now))
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -135,72 +133,40 @@ export async function markInvitationAccepted(db: Executor, invitationId: string,
 
 /** Whether the shop belongs to the merchant and is not archived (what an invitation may still point at). */
 export async function findShopStanding(db: Executor, merchantId: string, shopId: string): Promise<{ archived: boolean } | undefined> {
-  const row = await db.selectFrom('shops').select('archived_at').where('id', '=', shopId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  const row = await db.selectFrom('shops').select('archived_at').where((eb) => eb.and({ id: shopId, merchant_id: merchantId })).executeTakeFirst();
   return row === undefined ? undefined : { archived: row.archived_at !== null };
 }
 
-function grantOf(row: { id: string; user_id: string; role: Role; shop_id: string | null; created_at: Date }): GrantRow {
-  return { id: row.id, userId: row.user_id, role: row.role, shopId: row.shop_id, createdAt: row.created_at };
-}
+/** The columns of `GrantRow`, under its field names. */
+const GRANT_COLUMNS = ['id', 'user_id as userId', 'role', 'shop_id as shopId', 'created_at as createdAt'] as const;
 
 export async function listGrants(db: Executor, merchantId: string): Promise<GrantRow[]> {
-  const rows = await db
-    .selectFrom('grants')
-    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map(grantOf);
+  return db.selectFrom('grants').select(GRANT_COLUMNS).where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function isMember(db: Executor, merchantId: string, userId: string): Promise<boolean> {
-  return (await countRows(db.selectFrom('grants').where('merchant_id', '=', merchantId).where('user_id', '=', userId))) > 0;
+  return (await countRows(db.selectFrom('grants').where((eb) => eb.and({ merchant_id: merchantId, user_id: userId })))) > 0;
 }
 
-export async function findGrantForScope(db: Executor, merchantId: string, userId: string, shopId: string | null): Promise<GrantRow | undefined> {
-  const row = await db
-    .selectFrom('grants')
-    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .where('user_id', '=', userId)
-    .where((eb) => (shopId === null ? eb('shop_id', 'is', null) : eb('shop_id', '=', shopId)))
-    .forUpdate()
-    .executeTakeFirst();
-  return row === undefined ? undefined : grantOf(row);
-}
-
-export async function findGrant(db: Executor, merchantId: string, grantId: string): Promise<GrantRow | undefined> {
-  const row = await db
-    .selectFrom('grants')
-    .select(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .where('id', '=', grantId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row === undefined ? undefined : grantOf(row);
-}
-
-export async function insertGrant(
+/**
+ * The merchant's grant with these keys, locked for change: by its id, or a
+ * user's grant on one scope (a null `shop_id` is the merchant-wide one).
+ */
+export async function lockGrant(
   db: Executor,
-  grant: { id: string; merchantId: string; userId: string; role: Role; shopId: string | null; createdAt: Date },
-): Promise<GrantRow> {
-  const row = await db
-    .insertInto('grants')
-    .values({ id: grant.id, merchant_id: grant.merchantId, user_id: grant.userId, role: grant.role, shop_id: grant.shopId, created_at: grant.createdAt })
-    .returning(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return grantOf(row);
+  merchantId: string,
+  keys: { readonly id: string } | { readonly user_id: string; readonly shop_id: string | null },
+): Promise<GrantRow | undefined> {
+  return db
+    .selectFrom('grants')
+    .select(GRANT_COLUMNS)
+    .where((eb) => eb.and({ merchant_id: merchantId, ...keys }))
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export async function setGrantRole(db: Executor, grantId: string, role: Role): Promise<GrantRow> {
-  const row = await db
-    .updateTable('grants')
-    .set({ role })
-    .where('id', '=', grantId)
-    .returning(['id', 'user_id', 'role', 'shop_id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return grantOf(row);
+  return db.updateTable('grants').set({ role }).where('id', '=', grantId).returning(GRANT_COLUMNS).executeTakeFirstOrThrow();
 }
 
 export async function deleteGrant(db: Executor, grantId: string): Promise<void> {
@@ -208,7 +174,7 @@ export async function deleteGrant(db: Executor, grantId: string): Promise<void> 
 }
 
 export async function countMerchantWideOwners(db: Executor, merchantId: string): Promise<number> {
-  return countRows(db.selectFrom('grants').where('merchant_id', '=', merchantId).where('role', '=', 'owner').where('shop_id', 'is', null));
+  return countRows(db.selectFrom('grants').where((eb) => eb.and({ merchant_id: merchantId, role: 'owner', shop_id: null })));
 }
 
 /** The e-mail sign-in address of each user (the first linked, when several), for the team list. */
