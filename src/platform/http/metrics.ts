@@ -52,7 +52,10 @@ export function createMetrics(server: IvoryServer, sources: OperationalSources):
   const readQueues = async () => Promise.all(Object.entries(sources.queues).map(async ([queue, read]) => ({ queue, ...(await read()) })));
   gaugesOfScrape(registry, readQueues, { name: 'queue', of: (queue) => queue.queue }, {
     ivory_queue_depth: { help: 'Rows waiting in a work queue (due now or later).', value: (queue) => queue.depth },
-    ivory_queue_oldest_due_seconds: { help: 'How long the most overdue row of a work queue has been due; 0 when none is.', value: (queue) => queue.oldestDueSeconds },
+    ivory_queue_oldest_due_seconds: {
+      help: 'How long the most overdue row of a work queue has been due; 0 when none is.',
+      value: (queue) => queue.oldestDueSeconds,
+    },
   });
   gaugesOfScrape(registry, sources.scanLags, { name: 'chain_id', of: (network) => String(network.chainId) }, {
     ivory_chain_scan_lag_blocks: { help: 'Blocks the EVM watcher of a network is behind the last head it saw.', value: (network) => network.lagBlocks },
