@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { lockIssuance, updateIssuance } from '../issuances/index.js';
-import { leaseDueAllocations } from './allocation.repository.js';
+import { leaseDueAllocations, type AllocationLease } from './allocation.repository.js';
 
 export interface AllocateAddressesDeps {
   readonly db: Db;
@@ -14,9 +14,8 @@ export interface AllocateAddressesDeps {
 }
 
 const BATCH = 50;
-/** A claimed issuance is hidden this long per attempt made (a growing back-off). */
-const LEASE_STEP_MS = 30_000;
-const LEASE_MAX_MS = 15 * 60_000;
+/** A growing back-off: 30 s per attempt made, at most 15 minutes. */
+const LEASE: AllocationLease = { stepMs: 30_000, maxMs: 15 * 60_000 };
 
 /**
  * Gives `registering` issuances their payment address (SPEC: registering →
@@ -36,7 +35,7 @@ export class AllocateAddressesJob implements Job {
   async run(): Promise<number> {
     const { db, clock, adapters, log } = this.deps;
     const now = clock.now();
-    const leased = await inTransaction(db, (trx) => leaseDueAllocations(trx, now, { stepMs: LEASE_STEP_MS, maxMs: LEASE_MAX_MS }, BATCH));
+    const leased = await inTransaction(db, (trx) => leaseDueAllocations(trx, now, LEASE, BATCH));
     let allocated = 0;
     for (const issuance of leased) {
       const adapter = adapters.adapterFor(issuance.sandbox, issuance.chainId, issuance.family);

@@ -4,19 +4,19 @@ import { toIssuance, type Issuance } from '../issuances/index.js';
 
 /** SQL of address allocation: the lease on `registering` issuances (`issuances.allocation_attempts`, `next_allocation_at`). */
 
+/** How long a claimed issuance stays hidden: `stepMs` × its attempts so far, at most `maxMs`. */
+export interface AllocationLease {
+  readonly stepMs: number;
+  readonly maxMs: number;
+}
+
 /**
  * Claims issuances waiting for an address (SKIP LOCKED: workers never share a
- * row) and hides each for `leaseStepMs` × its attempts so far (capped at
- * `leaseMaxMs`), so the adapter is asked after commit and a failing one is
- * retried less and less often; a worker that dies mid-way leaves the row to be
- * claimed again when its lease runs out.
+ * row) and hides each for its `lease`, so the adapter is asked after commit and
+ * a failing one is retried less and less often; a worker that dies mid-way
+ * leaves the row to be claimed again when its lease runs out.
  */
-export async function leaseDueAllocations(
-  trx: Tx,
-  now: Date,
-  lease: { readonly stepMs: number; readonly maxMs: number },
-  limit: number,
-): Promise<Issuance[]> {
+export async function leaseDueAllocations(trx: Tx, now: Date, lease: AllocationLease, limit: number): Promise<Issuance[]> {
   const claimed = await claimDueAllocations(trx, now, limit);
   if (claimed.length === 0) return claimed;
   await trx

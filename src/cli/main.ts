@@ -30,28 +30,18 @@ interface Command {
  * load none of the application (seconds of module loading on a small machine).
  */
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
-  serve: async () => {
-    const { SERVE_USAGE, serveCommand } = await import('./serve-command.js');
-    return { usage: SERVE_USAGE, run: (args) => serveCommand(loadCliConfig, args) };
-  },
-  migrate: async () => {
-    const { MIGRATE_USAGE, migrateCommand } = await import('./migrate-command.js');
-    return { usage: MIGRATE_USAGE, run: (args) => migrateCommand(loadCliConfig, args) };
-  },
+  serve: async () => import('./serve-command.js').then((module) => configured(module.SERVE_USAGE, module.serveCommand)),
+  migrate: async () => import('./migrate-command.js').then((module) => configured(module.MIGRATE_USAGE, module.migrateCommand)),
   // Needs no configuration for deploy: it talks to a chain, not to Ivory's storage.
-  contracts: async () => {
-    const { CONTRACTS_USAGE, contractsCommand } = await import('./contracts-command.js');
-    return { usage: CONTRACTS_USAGE, run: (args) => contractsCommand(args) };
-  },
-  relayer: async () => {
-    const { RELAYER_USAGE, relayerCommand } = await import('./relayer-command.js');
-    return { usage: RELAYER_USAGE, run: (args) => relayerCommand(loadCliConfig, args) };
-  },
-  admin: async () => {
-    const { ADMIN_USAGE, adminCommand } = await import('./admin-command.js');
-    return { usage: ADMIN_USAGE, run: (args) => adminCommand(loadCliConfig, args) };
-  },
+  contracts: async () => import('./contracts-command.js').then((module) => ({ usage: module.CONTRACTS_USAGE, run: module.contractsCommand })),
+  relayer: async () => import('./relayer-command.js').then((module) => configured(module.RELAYER_USAGE, module.relayerCommand)),
+  admin: async () => import('./admin-command.js').then((module) => configured(module.ADMIN_USAGE, module.adminCommand)),
 };
+
+/** A command that reads Ivory's configuration, given the loader of it. */
+function configured(usage: string, run: (loadConfig: typeof loadCliConfig, args: readonly string[]) => Promise<number>): Command {
+  return { usage, run: (args) => run(loadCliConfig, args) };
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   const [first, ...rest] = argv;

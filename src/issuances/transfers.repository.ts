@@ -1,7 +1,7 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { FilterObject, Selectable, Updateable } from 'kysely';
 import { asId, asNullableId, type IssuanceId, type PayoutId, type ShopId, type TransferId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import type { TransfersTable } from '../platform/database/schema.js';
+import type { Database, TransfersTable } from '../platform/database/schema.js';
 import { issuanceEntry, type Transfer } from './issuance.js';
 
 /** SQL for `transfers`: the ledger of incoming transfers. */
@@ -62,26 +62,19 @@ export async function insertTransferOnce(trx: Tx, transfer: Transfer): Promise<b
   return inserted !== undefined;
 }
 
+/** Transfers with these column values; each caller names a unique key, so at most one row. */
+function transfersWhere(executor: Executor, key: FilterObject<Database, 'transfers'>) {
+  return executor.selectFrom('transfers').selectAll().where((eb) => eb.and(key));
+}
+
 export async function lockTransferByKey(trx: Tx, chainId: number, txHash: string, logIndex: number): Promise<Transfer | undefined> {
-  const row = await trx
-    .selectFrom('transfers')
-    .selectAll()
-    .where('chain_id', '=', chainId)
-    .where('tx_hash', '=', txHash)
-    .where('log_index', '=', logIndex)
-    .forUpdate()
-    .executeTakeFirst();
+  const row = await transfersWhere(trx, { chain_id: chainId, tx_hash: txHash, log_index: logIndex }).forUpdate().executeTakeFirst();
   return row === undefined ? undefined : toTransfer(row);
 }
 
 /** The transfer whose transfer.confirmed event is `eventId`, within one shop. */
 export async function findTransferByConfirmedEvent(executor: Executor, shopId: ShopId, eventId: string): Promise<Transfer | undefined> {
-  const row = await executor
-    .selectFrom('transfers')
-    .selectAll()
-    .where('shop_id', '=', shopId)
-    .where('confirmed_event_id', '=', eventId)
-    .executeTakeFirst();
+  const row = await transfersWhere(executor, { shop_id: shopId, confirmed_event_id: eventId }).executeTakeFirst();
   return row === undefined ? undefined : toTransfer(row);
 }
 
@@ -94,9 +87,7 @@ export async function attachUnsweptTransfers(trx: Tx, issuanceId: IssuanceId, pa
   await trx
     .updateTable('transfers')
     .set({ payout_id: payoutId })
-    .where('issuance_id', '=', issuanceId)
-    .where('status', '=', 'confirmed')
-    .where('payout_id', 'is', null)
+    .where((eb) => eb.and({ issuance_id: issuanceId, status: 'confirmed', payout_id: null }))
     .where('disposition', 'in', ['credited', 'overpayment'])
     .execute();
 }

@@ -47,8 +47,20 @@ function tagged(tag: TagDoc, operations: Group): Record<string, OperationDoc & {
   return Object.fromEntries(Object.entries(operations).map(([key, operation]) => [key, { ...operation, tag: tag.name }]));
 }
 
+/** An answer whose whole schema is the component `name`. */
+const named = (answer: Answer, name: string) => ({ answer, names: { '': name } });
+/** A 200 answer listing `item`s, each the component `name`. */
+const listOf = (description: string, item: TSchema, name: string) => ({ answer: json(200, description, Type.Array(item)), names: { '/items': name } });
+
 const ISSUANCE_NAMES = { '/anyOf/0': 'Issuance', '/anyOf/1': 'IssuanceGroup' };
+const issuanceAnswer = (status: number, description: string) => ({ answer: json(status, description, R.IssuanceOrGroup), names: ISSUANCE_NAMES });
 const CHECKOUT_NAMES = { '/then': 'CheckoutGroup', '/else': 'Checkout' };
+
+/** A JSON object the document does not describe field by field. */
+const OpenObject = Type.Object({}, { additionalProperties: true });
+const ShopWithId = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: true });
+const THE_MERCHANT = json(200, 'The merchant.', OpenObject);
+const THE_PAYOUT_SETUP = json(200, 'The payout setup.', OpenObject);
 
 const MerchantNetwork = Type.Object({ ...PublicNetworkSchema.properties, wallet_bridge: Type.Optional(Type.Boolean()) });
 
@@ -88,11 +100,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       summary: 'Health check, outside the versioned path',
       answer: json(200, 'The server is up.', Type.Object({ status: Type.Literal('ok') })),
     },
-    'GET /openapi.json': {
-      id: 'getOpenApiDocument',
-      summary: 'This OpenAPI document',
-      answer: json(200, 'The OpenAPI 3.1 document.', Type.Object({}, { additionalProperties: true })),
-    },
+    'GET /openapi.json': { id: 'getOpenApiDocument', summary: 'This OpenAPI document', answer: json(200, 'The OpenAPI 3.1 document.', OpenObject) },
   }),
   ...tagged(SIGN_IN, {
     'POST /auth/wallet/challenge': {
@@ -143,8 +151,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     'GET /merchants': {
       id: 'listMerchants',
       summary: 'List the merchants the caller can act for',
-      answer: json(200, 'An API key sees only its own merchant.', Type.Array(R.Merchant)),
-      names: { '/items': 'Merchant' },
+      ...listOf('An API key sees only its own merchant.', R.Merchant, 'Merchant'),
     },
     'POST /merchants': {
       id: 'createMerchant',
@@ -154,58 +161,47 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     'GET /merchants/{merchant_id}/networks': {
       id: 'listMerchantNetworks',
       summary: 'The catalogue filtered by the merchant\'s policy',
-      answer: json(200, 'Networks available to this merchant.', Type.Array(MerchantNetwork)),
-      names: { '/items': 'MerchantNetwork' },
+      ...listOf('Networks available to this merchant.', MerchantNetwork, 'MerchantNetwork'),
     },
     'GET /merchants/{merchant_id}/shops': { id: 'listShops', summary: 'List the merchant\'s shops', names: { '/items': 'Shop' } },
-    'POST /merchants/{merchant_id}/shops': {
-      id: 'createShop',
-      summary: 'Create a live or sandbox shop',
-      answer: json(201, 'The shop.', Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: true })),
-    },
+    'POST /merchants/{merchant_id}/shops': { id: 'createShop', summary: 'Create a live or sandbox shop', answer: json(201, 'The shop.', ShopWithId) },
     'GET /shops/{shop_id}': { id: 'getShop', summary: 'Read a shop', names: { '': 'Shop' } },
     'PATCH /shops/{shop_id}': {
       id: 'updateShop',
       summary: 'Change a shop\'s name, recipient, delegate or payout targets',
-      answer: json(200, 'The shop.', Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: true })),
+      answer: json(200, 'The shop.', ShopWithId),
     },
     'GET /shops/{shop_id}/terms': { id: 'getShopTerms', summary: 'Fee and sweep terms per network', names: { '/items': 'ShopTerms' } },
     'GET /shops/{shop_id}/solana-recipient': {
       id: 'getSolanaRecipient',
       summary: 'Read the Solana payout recipient',
-      answer: json(200, 'Empty until set.', R.Recipient),
-      names: { '': 'Recipient' },
+      ...named(json(200, 'Empty until set.', R.Recipient), 'Recipient'),
     },
     'PUT /shops/{shop_id}/solana-recipient': {
       id: 'setSolanaRecipient',
       summary: 'Set the Solana payout recipient (immutable once set)',
-      answer: json(200, 'The recipient.', R.Recipient),
-      names: { '': 'Recipient' },
+      ...named(json(200, 'The recipient.', R.Recipient), 'Recipient'),
     },
     'GET /shops/{shop_id}/tron-recipient': {
       id: 'getTronRecipient',
       summary: 'Read the Tron payout recipient',
-      answer: json(200, 'Empty until set.', R.Recipient),
-      names: { '': 'Recipient' },
+      ...named(json(200, 'Empty until set.', R.Recipient), 'Recipient'),
     },
     'PUT /shops/{shop_id}/tron-recipient': {
       id: 'setTronRecipient',
       summary: 'Set the Tron payout recipient (immutable once set)',
-      answer: json(200, 'The recipient.', R.Recipient),
-      names: { '': 'Recipient' },
+      ...named(json(200, 'The recipient.', R.Recipient), 'Recipient'),
     },
     'PATCH /shops/{shop_id}/branding': {
       id: 'setShopBranding',
       summary: 'Set the displayed name and logo (never the payout recipient)',
       description: 'Body: `name` (string, or null for the shop name) and/or `logo` (a PNG or JPEG as standard base64, or null to remove it). The logo is re-encoded as PNG within 512 px.',
-      answer: json(200, 'The branding as the checkout shows it.', R.ShopBranding),
-      names: { '': 'ShopBranding' },
+      ...named(json(200, 'The branding as the checkout shows it.', R.ShopBranding), 'ShopBranding'),
     },
     'POST /merchants/{merchant_id}/invites': {
       id: 'inviteTeamMember',
       summary: 'Invite someone by e-mail to the merchant or to one shop as viewer, developer or owner',
-      answer: json(201, 'The pending invitation; the invitee is e-mailed the link.', R.Invitation),
-      names: { '': 'Invitation' },
+      ...named(json(201, 'The pending invitation; the invitee is e-mailed the link.', R.Invitation), 'Invitation'),
     },
     'POST /invites/{id}/accept': {
       id: 'acceptInvitation',
@@ -216,14 +212,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     'GET /merchants/{merchant_id}/team': {
       id: 'getTeam',
       summary: 'List the merchant\'s grants and pending invitations',
-      answer: json(200, 'The team.', R.Team),
-      names: { '': 'Team' },
+      ...named(json(200, 'The team.', R.Team), 'Team'),
     },
     'DELETE /merchants/{merchant_id}/invites/{id}': {
       id: 'revokeInvitation',
       summary: 'Revoke a pending invitation',
-      answer: json(200, 'The invitation, revoked.', R.Invitation),
-      names: { '': 'Invitation' },
+      ...named(json(200, 'The invitation, revoked.', R.Invitation), 'Invitation'),
     },
     'DELETE /merchants/{merchant_id}/grants/{id}': {
       id: 'removeTeamAccess',
@@ -232,12 +226,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     },
   }),
   ...tagged(KEYS, {
-    'GET /shops/{shop_id}/keys': {
-      id: 'listApiKeys',
-      summary: 'List the shop\'s API keys (never their tokens)',
-      answer: json(200, 'The keys.', Type.Array(R.ApiKey)),
-      names: { '/items': 'ApiKey' },
-    },
+    'GET /shops/{shop_id}/keys': { id: 'listApiKeys', summary: 'List the shop\'s API keys (never their tokens)', ...listOf('The keys.', R.ApiKey, 'ApiKey') },
     'POST /shops/{shop_id}/keys': {
       id: 'createApiKey',
       summary: 'Create an API key; its `ivk_` token is returned once',
@@ -247,8 +236,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     'PATCH /shops/{shop_id}/keys/{key_id}': {
       id: 'updateApiKey',
       summary: 'Change a key\'s name, scopes, IP allowlist or enabled flag',
-      answer: json(200, 'The key.', R.ApiKey),
-      names: { '': 'ApiKey' },
+      ...named(json(200, 'The key.', R.ApiKey), 'ApiKey'),
     },
     'DELETE /shops/{shop_id}/keys/{key_id}': { id: 'revokeApiKey', summary: 'Revoke a key', answer: json(200, 'Revoked.', R.Ok) },
   }),
@@ -259,32 +247,27 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       description:
         'Single option: `chain_id`, `token` and `amount` as an integer string in the token\'s base units. Group: `assets` and a decimal `amount`. ' +
         'The address is allocated asynchronously: poll GET issuance until `address` is set, then hand the payer `payment_url`.',
-      answer: json(202, 'The issuance, or the group.', R.IssuanceOrGroup),
-      names: ISSUANCE_NAMES,
+      ...issuanceAnswer(202, 'The issuance, or the group.'),
     },
     'POST /shops/{shop_id}/deposits': {
       id: 'createDeposit',
       summary: 'Create a reusable deposit address (no amount, never expires)',
-      answer: json(202, 'The issuance, or the group.', R.IssuanceOrGroup),
-      names: ISSUANCE_NAMES,
+      ...issuanceAnswer(202, 'The issuance, or the group.'),
     },
     'GET /shops/{shop_id}/issuances/{id}': {
       id: 'getIssuance',
       summary: 'Read an invoice or deposit, or a group with its options',
-      answer: json(200, 'The issuance, or the group.', R.IssuanceOrGroup),
-      names: ISSUANCE_NAMES,
+      ...issuanceAnswer(200, 'The issuance, or the group.'),
     },
     'POST /shops/{shop_id}/invoices/{id}/cancel': {
       id: 'cancelInvoice',
       summary: 'Cancel an invoice: closes the checkout, refunds nothing',
-      answer: json(200, 'The cancelled issuance, or group.', R.IssuanceOrGroup),
-      names: ISSUANCE_NAMES,
+      ...issuanceAnswer(200, 'The cancelled issuance, or group.'),
     },
     'PATCH /shops/{shop_id}/deposits/{id}': {
       id: 'setDepositEnabled',
       summary: 'Pause or re-enable a deposit\'s checkout',
-      answer: json(200, 'The deposit, or group.', R.IssuanceOrGroup),
-      names: ISSUANCE_NAMES,
+      ...issuanceAnswer(200, 'The deposit, or group.'),
     },
   }),
   ...tagged(WEBHOOKS, {
@@ -297,14 +280,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     'GET /shops/{shop_id}/webhooks': {
       id: 'listWebhookEndpoints',
       summary: 'List the shop\'s webhook endpoints',
-      answer: json(200, 'The endpoints.', Type.Array(R.WebhookEndpoint)),
-      names: { '/items': 'WebhookEndpoint' },
+      ...listOf('The endpoints.', R.WebhookEndpoint, 'WebhookEndpoint'),
     },
     'PATCH /shops/{shop_id}/webhooks/{id}': {
       id: 'updateWebhookEndpoint',
       summary: 'Change an endpoint\'s URL, filters or enabled flag',
-      answer: json(200, 'The endpoint.', R.WebhookEndpoint),
-      names: { '': 'WebhookEndpoint' },
+      ...named(json(200, 'The endpoint.', R.WebhookEndpoint), 'WebhookEndpoint'),
     },
     'DELETE /shops/{shop_id}/webhooks/{id}': { id: 'deleteWebhookEndpoint', summary: 'Delete an endpoint', answer: json(200, 'Deleted.', R.Deleted) },
     'POST /shops/{shop_id}/webhooks/{id}/rotate-secret': {
@@ -327,8 +308,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     'POST /shops/{shop_id}/deliveries/{id}/replay': {
       id: 'replayWebhookDelivery',
       summary: 'Resend a delivery\'s original bytes under the same event id',
-      answer: json(202, 'The delivery, queued again.', R.WebhookDelivery),
-      names: { '': 'WebhookDelivery' },
+      ...named(json(202, 'The delivery, queued again.', R.WebhookDelivery), 'WebhookDelivery'),
     },
     'GET /shops/{shop_id}/events': {
       id: 'listEvents',
@@ -342,8 +322,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       id: 'simulateSandboxEvent',
       summary: 'Simulate a transfer, a reversal, an invoice closing or a payout signal',
       description: 'Each new simulated event needs a new Idempotency-Key. `amount` is a base-unit string (`0` for invoice.closed).',
-      answer: json(200, 'What was recorded.', R.SimulationResult),
-      names: { '': 'SimulationResult' },
+      ...named(json(200, 'What was recorded.', R.SimulationResult), 'SimulationResult'),
     },
     'POST /shops/{shop_id}/sandbox/reset': {
       id: 'resetSandbox',
@@ -352,7 +331,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
     },
   }),
   ...tagged(PAYMENTS, {
-    'GET /shops/{shop_id}/payments': { id: 'listPayments', summary: 'Payment history, newest first, by cursor', names: { '/properties/data/items': 'Payment' } },
+    'GET /shops/{shop_id}/payments': {
+      id: 'listPayments',
+      summary: 'Payment history, newest first, by cursor',
+      names: { '/properties/data/items': 'Payment' },
+    },
     'GET /shops/{shop_id}/export.csv': {
       id: 'exportPayments',
       summary: 'Payment history as CSV, for accounting',
@@ -365,45 +348,37 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       summary: 'Live networks: relayer balance, scan progress, payouts waiting for gas',
       names: { '/items': 'NetworkStatus' },
     },
-    'GET /admin/v1/merchants/{id}': {
-      id: 'adminGetMerchant',
-      summary: 'Read a merchant with its standing, limits and fees',
-      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
-    },
+    'GET /admin/v1/merchants/{id}': { id: 'adminGetMerchant', summary: 'Read a merchant with its standing, limits and fees', answer: THE_MERCHANT },
     'POST /admin/v1/merchants/{id}/block': {
       id: 'adminBlockMerchant',
       summary: 'Block a merchant: cancels unpaid invoices, disables deposits and keys',
-      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+      answer: THE_MERCHANT,
     },
-    'POST /admin/v1/merchants/{id}/unblock': {
-      id: 'adminUnblockMerchant',
-      summary: 'Unblock a merchant',
-      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
-    },
+    'POST /admin/v1/merchants/{id}/unblock': { id: 'adminUnblockMerchant', summary: 'Unblock a merchant', answer: THE_MERCHANT },
     'PATCH /admin/v1/merchants/{id}/limits': {
       id: 'adminSetMerchantLimits',
       summary: 'Override a merchant\'s invoice, deposit-address and team limits',
-      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+      answer: THE_MERCHANT,
     },
     'PATCH /admin/v1/merchants/{id}/fees': {
       id: 'adminSetMerchantFees',
       summary: 'Override a merchant\'s fee terms per network and kind',
-      answer: json(200, 'The merchant.', Type.Object({}, { additionalProperties: true })),
+      answer: THE_MERCHANT,
     },
     'GET /admin/v1/merchants/{id}/payout-setup': {
       id: 'adminGetPayoutSetup',
       summary: 'Read a merchant\'s service wallets (one address per network family) and its Tron switch',
-      answer: json(200, 'The payout setup.', Type.Object({}, { additionalProperties: true })),
+      answer: THE_PAYOUT_SETUP,
     },
     'PATCH /admin/v1/merchants/{id}/payout-setup': {
       id: 'adminSetPayoutSetup',
       summary: 'Set or remove a merchant\'s service wallets and switch Tron on or off',
-      answer: json(200, 'The payout setup.', Type.Object({}, { additionalProperties: true })),
+      answer: THE_PAYOUT_SETUP,
     },
     'GET /admin/v1/audit': {
       id: 'adminListAuditEntries',
       summary: 'The operator audit log, newest first, by cursor',
-      answer: json(200, 'A page of audit entries.', Type.Object({}, { additionalProperties: true })),
+      answer: json(200, 'A page of audit entries.', OpenObject),
     },
   }),
 };

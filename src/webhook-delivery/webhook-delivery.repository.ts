@@ -271,9 +271,7 @@ export async function listSubscribedEndpointIds(executor: Executor, shopId: stri
   const rows = await executor
     .selectFrom('webhook_endpoints')
     .select('id')
-    .where('shop_id', '=', shopId)
-    .where('enabled', '=', true)
-    .where('deleted_at', 'is', null)
+    .where((eb) => eb.and({ shop_id: shopId, enabled: true, deleted_at: null }))
     .where((eb) =>
       eb.or([sql<boolean>`filters @> ${JSON.stringify([type])}::jsonb`, sql<boolean>`filters @> ${JSON.stringify([group])}::jsonb`]),
     )

@@ -1,7 +1,9 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
+import type { Tx } from '../platform/database/database.js';
 import { replyIdempotent, type IdempotentOptions } from '../platform/http/idempotency.js';
-import { SESSION_OR_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
+import { SESSION_OR_KEY, SESSION_OR_WRITE_KEY, principalOf, type Principal } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
 import { deleteWebhookEndpoint } from './delete-webhook-endpoint.js';
@@ -15,8 +17,8 @@ import { rotateWebhookSecret } from './rotate-webhook-secret.js';
 import { updateWebhookEndpoint } from './update-webhook-endpoint.js';
 
 const ShopParams = Type.Object({ shop_id: Type.String() });
-const EndpointParams = Type.Object({ shop_id: Type.String(), id: Type.String() });
-const DeliveryParams = Type.Object({ shop_id: Type.String(), id: Type.String() });
+/** An endpoint or a delivery of the shop. */
+const ItemParams = Type.Object({ shop_id: Type.String(), id: Type.String() });
 
 const Filters = Type.Array(Type.String());
 
@@ -44,6 +46,9 @@ const EventsQuery = Type.Object({
   delivery_status: Type.Optional(Type.String()),
 });
 
+/** The config of every change (see webhooksRoutes). */
+const WRITE = { auth: SESSION_OR_WRITE_KEY, idempotent: true } as const;
+
 const ENDPOINT_FIELD_ERRORS = { url: 'invalid_webhook_url', filters: 'invalid_filters', enabled: 'invalid_request' } as const;
 
 /**
@@ -58,21 +63,25 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
   // The answer shows the signing secret: stored sealed (one-time-secret.ts).
   const secretAnswer: IdempotentOptions = { sealWith: secrets, legacyBody: (stored) => revealSecret(stored as SealedSecretBody, secrets) };
 
+  /** The route's use case once per Idempotency-Key, answered with `status`. */
+  const answerOnce = async <T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    change: (trx: Tx, principal: Principal) => Promise<T>,
+    options?: IdempotentOptions,
+  ) => replyIdempotent(db, request, reply, async (trx, principal) => ({ status, body: await change(trx, principal) }), options);
+
   api.post(
     '/shops/:shop_id/webhooks',
-    {
-      schema: { params: ShopParams, body: CreateBody },
-      config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: ENDPOINT_FIELD_ERRORS },
-    },
+    { schema: { params: ShopParams, body: CreateBody }, config: { ...WRITE, fieldErrors: ENDPOINT_FIELD_ERRORS } },
     async (request, reply) =>
-      replyIdempotent(
-        db,
+      answerOnce(
         request,
         reply,
-        async (trx, principal) => ({
-          status: 201,
-          body: revealSecret(await createWebhookEndpoint(trx, { clock, secrets, allowPrivate }, principal, request.params.shop_id, request.body), secrets),
-        }),
+        201,
+        async (trx, principal) =>
+          revealSecret(await createWebhookEndpoint(trx, { clock, secrets, allowPrivate }, principal, request.params.shop_id, request.body), secrets),
         secretAnswer,
       ),
   );
@@ -83,58 +92,35 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
 
   api.patch(
     '/shops/:shop_id/webhooks/:id',
-    {
-      schema: { params: EndpointParams, body: UpdateBody },
-      config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: ENDPOINT_FIELD_ERRORS },
-    },
+    { schema: { params: ItemParams, body: UpdateBody }, config: { ...WRITE, fieldErrors: ENDPOINT_FIELD_ERRORS } },
     async (request, reply) => {
       const { shop_id: shopId, id } = request.params;
-      return replyIdempotent(db, request, reply, async (trx, principal) => ({
-        status: 200,
-        body: await updateWebhookEndpoint(trx, { clock, allowPrivate }, principal, shopId, id, request.body),
-      }));
+      return answerOnce(request, reply, 200, (trx, principal) => updateWebhookEndpoint(trx, { clock, allowPrivate }, principal, shopId, id, request.body));
     },
   );
 
-  api.delete(
-    '/shops/:shop_id/webhooks/:id',
-    { schema: { params: EndpointParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const { shop_id: shopId, id } = request.params;
-      return replyIdempotent(db, request, reply, async (trx, principal) => ({
-        status: 200,
-        body: await deleteWebhookEndpoint(trx, clock, principal, shopId, id),
-      }));
-    },
-  );
+  api.delete('/shops/:shop_id/webhooks/:id', { schema: { params: ItemParams }, config: WRITE }, async (request, reply) => {
+    const { shop_id: shopId, id } = request.params;
+    return answerOnce(request, reply, 200, (trx, principal) => deleteWebhookEndpoint(trx, clock, principal, shopId, id));
+  });
 
-  api.post(
-    '/shops/:shop_id/webhooks/:id/rotate-secret',
-    { schema: { params: EndpointParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const { shop_id: shopId, id } = request.params;
-      return replyIdempotent(
-        db,
-        request,
-        reply,
-        async (trx, principal) => ({ status: 200, body: revealSecret(await rotateWebhookSecret(trx, { clock, secrets }, principal, shopId, id), secrets) }),
-        secretAnswer,
-      );
-    },
-  );
+  api.post('/shops/:shop_id/webhooks/:id/rotate-secret', { schema: { params: ItemParams }, config: WRITE }, async (request, reply) => {
+    const { shop_id: shopId, id } = request.params;
+    return answerOnce(
+      request,
+      reply,
+      200,
+      async (trx, principal) => revealSecret(await rotateWebhookSecret(trx, { clock, secrets }, principal, shopId, id), secrets),
+      secretAnswer,
+    );
+  });
 
   api.post(
     '/shops/:shop_id/webhooks/:id/recover',
-    {
-      schema: { params: EndpointParams, body: RecoverBody },
-      config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: { since: 'invalid_request' } },
-    },
+    { schema: { params: ItemParams, body: RecoverBody }, config: { ...WRITE, fieldErrors: { since: 'invalid_request' } } },
     async (request, reply) => {
       const { shop_id: shopId, id } = request.params;
-      return replyIdempotent(db, request, reply, async (trx, principal) => ({
-        status: 202,
-        body: await recoverWebhookDeliveries(trx, clock, principal, shopId, id, request.body.since),
-      }));
+      return answerOnce(request, reply, 202, (trx, principal) => recoverWebhookDeliveries(trx, clock, principal, shopId, id, request.body.since));
     },
   );
 
@@ -144,17 +130,10 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
     async (request) => listDeliveries(db, principalOf(request), request.params.shop_id, request.query),
   );
 
-  api.post(
-    '/shops/:shop_id/deliveries/:id/replay',
-    { schema: { params: DeliveryParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
-    async (request, reply) => {
-      const { shop_id: shopId, id } = request.params;
-      return replyIdempotent(db, request, reply, async (trx, principal) => ({
-        status: 202,
-        body: await replayDelivery(trx, clock, principal, shopId, id),
-      }));
-    },
-  );
+  api.post('/shops/:shop_id/deliveries/:id/replay', { schema: { params: ItemParams }, config: WRITE }, async (request, reply) => {
+    const { shop_id: shopId, id } = request.params;
+    return answerOnce(request, reply, 202, (trx, principal) => replayDelivery(trx, clock, principal, shopId, id));
+  });
 
   api.get(
     '/shops/:shop_id/events',

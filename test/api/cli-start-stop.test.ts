@@ -1,25 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, waitForHealthz } from '../support/local-server.js';
 
 // Issue 13 item 3: `npm start` on a built tree (test/global-setup.ts builds dist/ and stamps it),
 // stopped by SIGTERM to npm or by Ctrl-C (SIGINT to the whole process group, as a terminal sends it).
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-start-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 interface Started {
   readonly npm: ChildProcess;
@@ -41,15 +31,15 @@ async function npmStart(): Promise<Started> {
   let output = '';
   npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  // Generous: on a machine shared with parallel test runs a start can take minutes of wall time.
-  while (performance.now() - began < 240_000 && npm.exitCode === null) {
-    const health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-    if (health?.status === 200) return { npm, port, msToHealthy: performance.now() - began, output: () => output };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    // Generous: on a machine shared with parallel test runs a start can take minutes of wall time.
+    await waitForHealthz(`http://127.0.0.1:${port}`, { timeoutMs: 240_000, running: () => npm.exitCode === null, output: () => output });
+  } catch (error) {
+    // Never leave a half-started server holding the data directory for the next test.
+    if (npm.exitCode === null) process.kill(-(npm.pid as number), 'SIGKILL');
+    throw error;
   }
-  // Never leave a half-started server holding the data directory for the next test.
-  if (npm.exitCode === null) process.kill(-(npm.pid as number), 'SIGKILL');
-  throw new Error(`npm start never answered /healthz:\n${output}`);
+  return { npm, port, msToHealthy: performance.now() - began, output: () => output };
 }
 
 /** The JSON log records among npm's own lines (stdout is not a terminal, so the server logs JSON). */

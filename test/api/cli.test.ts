@@ -2,21 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { freePort, waitForHealthz } from '../support/local-server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const main = path.join(root, 'dist/cli/main.js');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function run(env: Record<string, string>, args: string[]) {
   return spawn(process.execPath, [main, ...args], {
@@ -49,17 +39,9 @@ describe('the ivory command (platform issue, items 1-4)', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
-      let health: Response | undefined;
       // Time-bounded and generous: on two cores shared with parallel test runs a start can take a minute or more.
-      const began = Date.now();
-      while (health === undefined && Date.now() - began < 240_000) {
-        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(async () => {
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          return undefined;
-        });
-      }
-      expect(health?.status).toBe(200);
-      expect(await health?.json()).toEqual({ status: 'ok' });
+      const health = await waitForHealthz(`http://127.0.0.1:${port}`, { timeoutMs: 240_000, running: () => child.exitCode === null, output: () => output });
+      expect(await health.json()).toEqual({ status: 'ok' });
       const networks = await fetch(`http://127.0.0.1:${port}/api/v1/networks`);
       expect(networks.status).toBe(200);
       expect(output).toMatch(/not a power loss/);

@@ -3,7 +3,8 @@ import { parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../support/anvil.js';
-import { freePort, launchChromium, openPage, screenshot, seriousViolations } from '../support/browser.js';
+import { launchChromium, openPage, screenshot, seriousViolations } from '../support/browser.js';
+import { freePort } from '../support/local-server.js';
 import { createLiveInvoice, fundRelayer, liveShop, mineAndSettle, startChainHarness, type ChainHarness } from '../support/evm-chain.js';
 
 // Issue 12: "Pay with browser wallet" on a live EVM shop, through an injected EIP-1193

@@ -4,7 +4,6 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import {
   decodeQr,
   firstContentfulPaint,
-  freePort,
   launchChromium,
   openPage,
   screenshot,
@@ -12,6 +11,7 @@ import {
   type WatchedPage,
 } from '../support/browser.js';
 import { createOwnerWithShop } from '../support/factories.js';
+import { freePort } from '../support/local-server.js';
 import {
   ARBITRUM,
   ARBITRUM_USDC,

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+import { freePort } from '../support/local-server.js';
 
 // Issue 9 Deliver 7: `npm run devnet` lets a newcomer pay an invoice locally, and Ctrl-C stops
 // everything. Runs `node scripts/devnet.mjs` as `npm run devnet` does after its build
@@ -13,18 +14,6 @@ import { createPublicClient, erc20Abi, getAddress, http, type Address, type Hex 
 
 const root = path.resolve(import.meta.dirname, '../..');
 const RECIPIENT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'; // anvil account #3, as devnet.mjs uses
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {

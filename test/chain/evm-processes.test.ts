@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -16,6 +15,7 @@ import { migrate } from '../../src/platform/database/migrate.js';
 import { withDatabase } from '../global-setup.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
 import { createApiKey, createMerchant, createShop, createUser } from '../support/factories.js';
+import { freePort, waitForHealthz } from '../support/local-server.js';
 
 // Issue 9 "Tests", with REAL processes: the built CLI (`node dist/cli/main.js serve`), spawned
 // as an operator would, on a real anvil node and a real database.
@@ -50,17 +50,6 @@ const newRecipient = () => privateKeyToAccount(generatePrivateKey()).address;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ── processes ────────────────────────────────────────────────────────────────
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 interface Ivory {
   readonly label: string;
@@ -135,14 +124,7 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined>, opt
 }
 
 async function waitHealthy(baseUrl: string, ivory: Ivory): Promise<void> {
-  await waitFor(
-    `${ivory.label} /healthz`,
-    async () => {
-      const response = await fetch(`${baseUrl}/healthz`).catch(() => undefined);
-      return response?.status === 200 ? true : undefined;
-    },
-    { processes: [ivory], timeoutMs: 30_000 },
-  );
+  await waitForHealthz(baseUrl, { timeoutMs: 30_000, running: () => ivory.child.exitCode === null, output: () => `--- ${ivory.label}:\n${ivory.output()}` });
 }
 
 // ── chain ────────────────────────────────────────────────────────────────────

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestClient, http, publicActions, walletActions, type Chain } from 'viem';
 import { foundry } from 'viem/chains';
+import { freePort } from './local-server.js';
 
 const ANVIL_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.bin/anvil');
 
@@ -36,18 +36,6 @@ function anvilClient(chain: Chain, rpcUrl: string) {
   return createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl), cacheTime: 0 })
     .extend(publicActions)
     .extend(walletActions);
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A real anvil node on a free loopback port, stopped by `stop()`. */

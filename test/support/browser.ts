@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import axe from 'axe-core';
 import jsQRModule from 'jsqr';
@@ -14,19 +13,6 @@ export async function launchChromium(): Promise<Browser> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-}
-
-/** A free loopback port, so the app's PUBLIC_URL can name it before the app listens. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -49,52 +49,46 @@ export function createMetrics(server: IvoryServer, sources: OperationalSources):
     duration.observe(labels, reply.elapsedTime / 1000);
   });
 
-  // prom-client collects all metrics of a scrape concurrently: the two gauges of a source share one read.
-  const readQueues = oncePerScrape(async () =>
-    Promise.all(Object.entries(sources.queues).map(async ([queue, read]) => ({ queue, ...(await read()) }))),
-  );
-  new Gauge({
-    name: 'ivory_queue_depth',
-    help: 'Rows waiting in a work queue (due now or later).',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const queue of await readQueues()) this.set({ queue: queue.queue }, queue.depth);
+  const readQueues = async () => Promise.all(Object.entries(sources.queues).map(async ([queue, read]) => ({ queue, ...(await read()) })));
+  gaugesOfScrape(registry, readQueues, { name: 'queue', of: (queue) => queue.queue }, {
+    ivory_queue_depth: { help: 'Rows waiting in a work queue (due now or later).', value: (queue) => queue.depth },
+    ivory_queue_oldest_due_seconds: {
+      help: 'How long the most overdue row of a work queue has been due; 0 when none is.',
+      value: (queue) => queue.oldestDueSeconds,
     },
   });
-  new Gauge({
-    name: 'ivory_queue_oldest_due_seconds',
-    help: 'How long the most overdue row of a work queue has been due; 0 when none is.',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const queue of await readQueues()) this.set({ queue: queue.queue }, queue.oldestDueSeconds);
-    },
-  });
-  const readLags = oncePerScrape(sources.scanLags);
-  new Gauge({
-    name: 'ivory_chain_scan_lag_blocks',
-    help: 'Blocks the EVM watcher of a network is behind the last head it saw.',
-    labelNames: ['chain_id'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const network of await readLags()) this.set({ chain_id: String(network.chainId) }, network.lagBlocks);
-    },
-  });
-  new Gauge({
-    name: 'ivory_chain_scan_age_seconds',
-    help: 'Seconds since the EVM watcher of a network last moved its cursor.',
-    labelNames: ['chain_id'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const network of await readLags()) this.set({ chain_id: String(network.chainId) }, network.ageSeconds);
-    },
+  gaugesOfScrape(registry, sources.scanLags, { name: 'chain_id', of: (network) => String(network.chainId) }, {
+    ivory_chain_scan_lag_blocks: { help: 'Blocks the EVM watcher of a network is behind the last head it saw.', value: (network) => network.lagBlocks },
+    ivory_chain_scan_age_seconds: { help: 'Seconds since the EVM watcher of a network last moved its cursor.', value: (network) => network.ageSeconds },
   });
   return registry;
+}
+
+/**
+ * Gauges set afresh at each scrape from one source: a series per item that
+ * `read` returns, labelled by `label`; series of items gone since are dropped.
+ * prom-client collects the metrics of a scrape concurrently, so the gauges
+ * share one read of the source.
+ */
+function gaugesOfScrape<Item>(
+  registry: Registry,
+  read: () => Promise<readonly Item[]>,
+  label: { readonly name: string; readonly of: (item: Item) => string },
+  gauges: Readonly<Record<string, { readonly help: string; readonly value: (item: Item) => number }>>,
+): void {
+  const readOnce = oncePerScrape(read);
+  for (const [name, gauge] of Object.entries(gauges)) {
+    new Gauge({
+      name,
+      help: gauge.help,
+      labelNames: [label.name],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const item of await readOnce()) this.set({ [label.name]: label.of(item) }, gauge.value(item));
+      },
+    });
+  }
 }
 
 /** One read shared by every caller while it is under way (the gauges of one scrape), a new one after. */
