@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
-import type { Catalogue, FeeTerms } from '../catalogue/index.js';
+import type { Catalogue } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
-import { findMerchantPayoutSetup, listMerchantFeeTerms } from '../merchants/index.js';
+import { findMerchantIssuanceTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
@@ -40,8 +40,9 @@ export async function createIssuance(
 ): Promise<IssuanceView | GroupView> {
   const { now } = deps;
   const request = parseIssuanceRequest(input.kind, input.body, now);
-  const merchantFeeTerms = await merchantFeeTermsOf(trx, input.merchantId);
-  const payoutSetup = await findMerchantPayoutSetup(trx, input.merchantId);
+  const { feeTerms, payoutSetup } = await findMerchantIssuanceTerms(trx, input.merchantId);
+  // Operator staff's terms (admin PATCH /merchants/{id}/fees), by network and kind.
+  const merchantFeeTerms = new Map(feeTerms.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
   const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop, merchantFeeTerms, payoutSetup });
 
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
@@ -131,12 +132,6 @@ function newIssuance(
     fundedAt: null,
     settledAt: null,
   };
-}
-
-/** Operator staff's fee terms for this merchant (admin PATCH /merchants/{id}/fees), by network and kind. */
-async function merchantFeeTermsOf(trx: Tx, merchantId: string): Promise<ReadonlyMap<string, FeeTerms>> {
-  const rows = await listMerchantFeeTerms(trx, merchantId);
-  return new Map(rows.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
 }
 
 /** "010.50" is stored as "10.5": the decimal the options were priced from. */
