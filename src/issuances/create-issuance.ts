@@ -10,7 +10,7 @@ import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } 
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
-import { insertGroup, insertIssuance } from './issuances.repository.js';
+import { insertGroup, insertIssuances } from './issuances.repository.js';
 import { feeTermsKey, planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
 
 export interface CreateIssuanceDeps {
@@ -57,7 +57,7 @@ export async function createIssuance(
     const [only] = options;
     if (only === undefined) throw new Error('a single issuance without its option');
     const issuance = newIssuance(base, only, null, null);
-    await insertIssuance(trx, issuance);
+    await insertIssuances(trx, [issuance]);
     await enforceLimits();
     return issuanceView(issuance, null, deps.payUrl);
   }
@@ -70,7 +70,7 @@ export async function createIssuance(
   };
   await insertGroup(trx, group);
   const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
-  for (const issuance of issuances) await insertIssuance(trx, issuance);
+  await insertIssuances(trx, issuances);
   await enforceLimits();
   return groupView(group, issuances, deps.payUrl);
 }
