@@ -6,7 +6,7 @@ import { findMerchantIssuanceTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } from '../limits/index.js';
+import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate, type InvoiceLimitGateLock } from '../limits/index.js';
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
@@ -47,18 +47,18 @@ export async function createIssuance(
 
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
   // rolls the whole transaction back, so nothing of it remains.
-  const enforceLimits = () =>
-    input.kind === 'invoice'
-      ? deps.invoiceLimitGate.enforce(trx, input.merchantId, input.shop.sandbox, now)
-      : enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options), true);
+  const storeWithinLimits = async (insertCounted: (gateLock?: InvoiceLimitGateLock) => Promise<void>): Promise<void> => {
+    if (input.kind === 'invoice') return deps.invoiceLimitGate.admit(trx, input.merchantId, input.shop.sandbox, now, insertCounted);
+    await insertCounted();
+    await enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options), true);
+  };
 
   const base = { shopId: input.shopId, merchantId: input.merchantId, sandbox: input.shop.sandbox, now, request };
   if (!request.grouped) {
     const [only] = options;
     if (only === undefined) throw new Error('a single issuance without its option');
     const issuance = newIssuance(base, only, null, null);
-    await insertIssuances(trx, [issuance]);
-    await enforceLimits();
+    await storeWithinLimits((gateLock) => insertIssuances(trx, [issuance], gateLock));
     return issuanceView(issuance, null, deps.payUrl);
   }
 
@@ -70,8 +70,7 @@ export async function createIssuance(
   };
   await insertGroup(trx, group);
   const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
-  await insertIssuances(trx, issuances);
-  await enforceLimits();
+  await storeWithinLimits((gateLock) => insertIssuances(trx, issuances, gateLock));
   return groupView(group, issuances, deps.payUrl);
 }
 

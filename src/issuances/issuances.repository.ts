@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
+import { whereOpenInvoiceGroup, whereOpenSingleInvoice, type InvoiceLimitGateLock } from '../limits/index.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
 import { units18 } from '../money/index.js';
@@ -70,9 +70,13 @@ export function toGroup(row: GroupRow): IssuanceGroup {
   };
 }
 
-/** One statement for all of them: a group's options are one round trip, not one each. */
-export async function insertIssuances(trx: Tx, issuances: readonly Issuance[]): Promise<void> {
-  await trx
+/**
+ * One statement for all of them: a group's options are one round trip, not
+ * one each. `gateLock` (the active-invoice gate, src/limits) is evaluated in
+ * its RETURNING, so it is taken after the rows are in.
+ */
+export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], gateLock?: InvoiceLimitGateLock): Promise<void> {
+  const insert = trx
     .insertInto('issuances')
     .values(
       issuances.map((issuance) => ({
@@ -114,8 +118,8 @@ export async function insertIssuances(trx: Tx, issuances: readonly Issuance[]): 
         created_at: issuance.createdAt,
         updated_at: issuance.createdAt,
       })),
-    )
-    .execute();
+    );
+  await (gateLock === undefined ? insert : insert.returning(gateLock.as('invoice_limit_gate'))).execute();
 }
 
 export async function insertGroup(trx: Tx, group: IssuanceGroup): Promise<void> {
