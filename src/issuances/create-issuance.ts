@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
-import type { Catalogue, FeeTerms } from '../catalogue/index.js';
+import type { Catalogue } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
-import { findMerchantPayoutSetup, listMerchantFeeTerms } from '../merchants/index.js';
+import { findMerchantIssuanceTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } from '../limits/index.js';
+import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate, type InvoiceLimitGateLock } from '../limits/index.js';
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
-import { insertGroup, insertIssuance } from './issuances.repository.js';
+import { insertGroup, insertIssuances } from './issuances.repository.js';
 import { feeTermsKey, planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
 
 export interface CreateIssuanceDeps {
@@ -40,24 +40,25 @@ export async function createIssuance(
 ): Promise<IssuanceView | GroupView> {
   const { now } = deps;
   const request = parseIssuanceRequest(input.kind, input.body, now);
-  const merchantFeeTerms = await merchantFeeTermsOf(trx, input.merchantId);
-  const payoutSetup = await findMerchantPayoutSetup(trx, input.merchantId);
+  const { feeTerms, payoutSetup } = await findMerchantIssuanceTerms(trx, input.merchantId);
+  // Operator staff's terms (admin PATCH /merchants/{id}/fees), by network and kind.
+  const merchantFeeTerms = new Map(feeTerms.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
   const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop, merchantFeeTerms, payoutSetup });
 
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
   // rolls the whole transaction back, so nothing of it remains.
-  const enforceLimits = () =>
-    input.kind === 'invoice'
-      ? deps.invoiceLimitGate.enforce(trx, input.merchantId, input.shop.sandbox, now)
-      : enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options), true);
+  const storeWithinLimits = async (insertCounted: (gateLock?: InvoiceLimitGateLock) => Promise<void>): Promise<void> => {
+    if (input.kind === 'invoice') return deps.invoiceLimitGate.admit(trx, input.merchantId, input.shop.sandbox, now, insertCounted);
+    await insertCounted();
+    await enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options), true);
+  };
 
   const base = { shopId: input.shopId, merchantId: input.merchantId, sandbox: input.shop.sandbox, now, request };
   if (!request.grouped) {
     const [only] = options;
     if (only === undefined) throw new Error('a single issuance without its option');
     const issuance = newIssuance(base, only, null, null);
-    await insertIssuance(trx, issuance);
-    await enforceLimits();
+    await storeWithinLimits((gateLock) => insertIssuances(trx, [issuance], gateLock));
     return issuanceView(issuance, null, deps.payUrl);
   }
 
@@ -69,8 +70,7 @@ export async function createIssuance(
   };
   await insertGroup(trx, group);
   const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
-  for (const issuance of issuances) await insertIssuance(trx, issuance);
-  await enforceLimits();
+  await storeWithinLimits((gateLock) => insertIssuances(trx, issuances, gateLock));
   return groupView(group, issuances, deps.payUrl);
 }
 
@@ -131,12 +131,6 @@ function newIssuance(
     fundedAt: null,
     settledAt: null,
   };
-}
-
-/** Operator staff's fee terms for this merchant (admin PATCH /merchants/{id}/fees), by network and kind. */
-async function merchantFeeTermsOf(trx: Tx, merchantId: string): Promise<ReadonlyMap<string, FeeTerms>> {
-  const rows = await listMerchantFeeTerms(trx, merchantId);
-  return new Map(rows.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
 }
 
 /** "010.50" is stored as "10.5": the decimal the options were priced from. */

@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
+import { whereOpenInvoiceGroup, whereOpenSingleInvoice, type InvoiceLimitGateLock } from '../limits/index.js';
 import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
 import { units18 } from '../money/index.js';
@@ -70,49 +70,56 @@ export function toGroup(row: GroupRow): IssuanceGroup {
   };
 }
 
-export async function insertIssuance(trx: Tx, issuance: Issuance): Promise<void> {
-  await trx
+/**
+ * One statement for all of them: a group's options are one round trip, not
+ * one each. `gateLock` (the active-invoice gate, src/limits) is evaluated in
+ * its RETURNING, so it is taken after the rows are in.
+ */
+export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], gateLock?: InvoiceLimitGateLock): Promise<void> {
+  const insert = trx
     .insertInto('issuances')
-    .values({
-      id: issuance.id,
-      public_id: issuance.publicId,
-      shop_id: issuance.shopId,
-      merchant_id: issuance.merchantId,
-      group_id: issuance.groupId,
-      group_position: issuance.groupPosition,
-      kind: issuance.kind,
-      sandbox: issuance.sandbox,
-      chain_id: issuance.chainId,
-      family: issuance.family,
-      token: issuance.token,
-      token_decimals: issuance.tokenDecimals,
-      amount: issuance.amount,
-      received: issuance.received,
-      credited: issuance.credited,
-      unswept: issuance.unswept,
-      status: issuance.status,
-      address: issuance.address,
-      next_allocation_at: issuance.createdAt,
-      recipient: issuance.recipient,
-      delegate: issuance.delegate,
-      payout_target: issuance.payoutTarget,
-      fee_bps: issuance.feeTerms.bps,
-      fee_minimum: issuance.feeTerms.minimum,
-      fee_maximum: issuance.feeTerms.maximum,
-      sweep_threshold: issuance.sweepThreshold,
-      external_id: issuance.externalId,
-      description: issuance.description,
-      return_url: issuance.returnUrl,
-      expires_at: issuance.expiresAt,
-      cancelled_at: issuance.cancelledAt,
-      cancel_reason: issuance.cancelReason,
-      disabled_at: issuance.disabledAt,
-      funded_at: issuance.fundedAt,
-      settled_at: issuance.settledAt,
-      created_at: issuance.createdAt,
-      updated_at: issuance.createdAt,
-    })
-    .execute();
+    .values(
+      issuances.map((issuance) => ({
+        id: issuance.id,
+        public_id: issuance.publicId,
+        shop_id: issuance.shopId,
+        merchant_id: issuance.merchantId,
+        group_id: issuance.groupId,
+        group_position: issuance.groupPosition,
+        kind: issuance.kind,
+        sandbox: issuance.sandbox,
+        chain_id: issuance.chainId,
+        family: issuance.family,
+        token: issuance.token,
+        token_decimals: issuance.tokenDecimals,
+        amount: issuance.amount,
+        received: issuance.received,
+        credited: issuance.credited,
+        unswept: issuance.unswept,
+        status: issuance.status,
+        address: issuance.address,
+        next_allocation_at: issuance.createdAt,
+        recipient: issuance.recipient,
+        delegate: issuance.delegate,
+        payout_target: issuance.payoutTarget,
+        fee_bps: issuance.feeTerms.bps,
+        fee_minimum: issuance.feeTerms.minimum,
+        fee_maximum: issuance.feeTerms.maximum,
+        sweep_threshold: issuance.sweepThreshold,
+        external_id: issuance.externalId,
+        description: issuance.description,
+        return_url: issuance.returnUrl,
+        expires_at: issuance.expiresAt,
+        cancelled_at: issuance.cancelledAt,
+        cancel_reason: issuance.cancelReason,
+        disabled_at: issuance.disabledAt,
+        funded_at: issuance.fundedAt,
+        settled_at: issuance.settledAt,
+        created_at: issuance.createdAt,
+        updated_at: issuance.createdAt,
+      })),
+    );
+  await (gateLock === undefined ? insert : insert.returning(gateLock.as('invoice_limit_gate'))).execute();
 }
 
 export async function insertGroup(trx: Tx, group: IssuanceGroup): Promise<void> {

@@ -1,7 +1,8 @@
+import type { AliasableExpression } from 'kysely';
 import type { NetworkFamily } from '../catalogue/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import { countActiveDepositAddresses, lockMerchantLimits, readInvoiceLimitState, takeInvoiceLimitGate } from './limits.repository.js';
+import { countActiveDepositAddresses, invoiceLimitGateLock, lockMerchantLimits, readInvoiceLimitState } from './limits.repository.js';
 import { activeInvoiceLimit, depositAddressLimit } from './limits.js';
 
 /**
@@ -35,8 +36,16 @@ export async function lockMerchantForLimits(trx: Tx, merchantId: string): Promis
 export class InvoiceLimitGate {
   constructor(readonly mode: 'shared' | 'exclusive') {}
 
-  async enforce(trx: Tx, merchantId: string, sandbox: boolean, now: Date): Promise<void> {
-    await takeInvoiceLimitGate(trx, merchantId, sandbox, this.mode);
+  /**
+   * Runs `insertCounted`, the statement that stores what this creation adds
+   * to the count, which must evaluate `gateLock` in its RETURNING: the gate is
+   * then taken once the row is in, in the same round trip. Then counts under
+   * the gate, in a statement of its own: a statement's snapshot predates any
+   * wait on a lock it takes, so a count in the lock's statement could miss the
+   * creations it waited for.
+   */
+  async admit(trx: Tx, merchantId: string, sandbox: boolean, now: Date, insertCounted: (gateLock: InvoiceLimitGateLock) => Promise<void>): Promise<void> {
+    await insertCounted(invoiceLimitGateLock(merchantId, sandbox, this.mode));
     const state = await readInvoiceLimitState(trx, merchantId, sandbox, now);
     refuseBlocked(state.blockedReason);
     const limit = activeInvoiceLimit(state.limitOverride);
@@ -50,6 +59,9 @@ export class InvoiceLimitGate {
     throw new NeedsExclusiveGate();
   }
 }
+
+/** The gate's lock, as an expression the insert it follows evaluates (`InvoiceLimitGate.admit`). */
+export type InvoiceLimitGateLock = AliasableExpression<unknown>;
 
 /**
  * A block by operator staff that committed while this creation was in flight

@@ -13,5 +13,11 @@ export {
   checkInvoiceAmountLimits,
   depositAddressLimit,
 } from './limits.js';
-export { enforceDepositAddressLimit, lockMerchantForLimits, withInvoiceLimitGate, type InvoiceLimitGate } from './enforce-limits.js';
+export {
+  enforceDepositAddressLimit,
+  lockMerchantForLimits,
+  withInvoiceLimitGate,
+  type InvoiceLimitGate,
+  type InvoiceLimitGateLock,
+} from './enforce-limits.js';
 export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';

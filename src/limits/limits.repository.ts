@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import type { Database } from '../platform/database/schema.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
@@ -69,18 +69,18 @@ export async function countActiveDepositAddresses(
 const INVOICE_LIMIT_GATE = 7_201_626;
 
 /**
- * Takes the merchant's active-invoice gate (sandbox and live apart) until
- * commit: `shared` lets creations run side by side, `exclusive` waits for all
- * of them and keeps new ones out. A hash collision between two merchants only
+ * The merchant's active-invoice gate (sandbox and live apart), held until
+ * commit once evaluated: `shared` lets creations run side by side,
+ * `exclusive` waits for all of them and keeps new ones out. An expression, not
+ * a statement: it is evaluated in the RETURNING of the insert it follows, so it
+ * costs no round trip of its own. A hash collision between two merchants only
  * makes them wait for each other; it never lets a count be wrong.
  */
-export async function takeInvoiceLimitGate(trx: Tx, merchantId: string, sandbox: boolean, mode: 'shared' | 'exclusive'): Promise<void> {
+export function invoiceLimitGateLock(merchantId: string, sandbox: boolean, mode: 'shared' | 'exclusive'): RawBuilder<unknown> {
   const key = `${merchantId}:${sandbox ? 'sandbox' : 'live'}`;
-  const lock =
-    mode === 'shared'
-      ? sql`select pg_advisory_xact_lock_shared(${INVOICE_LIMIT_GATE}, hashtext(${key}))`
-      : sql`select pg_advisory_xact_lock(${INVOICE_LIMIT_GATE}, hashtext(${key}))`;
-  await lock.execute(trx);
+  return mode === 'shared'
+    ? sql`pg_advisory_xact_lock_shared(${INVOICE_LIMIT_GATE}, hashtext(${key}))`
+    : sql`pg_advisory_xact_lock(${INVOICE_LIMIT_GATE}, hashtext(${key}))`;
 }
 
 /**

@@ -14,6 +14,7 @@ export { parseSolanaRecipient, parseTronRecipient } from './recipient-addresses.
 export {
   deleteMerchantFeeTerms,
   findMerchantControls,
+  findMerchantIssuanceTerms,
   listMerchantFeeTerms,
   setMerchantBlock,
   setMerchantLimitOverrides,

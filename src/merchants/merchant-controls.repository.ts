@@ -1,5 +1,7 @@
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { units18, type Units18 } from '../money/index.js';
 import type { Executor, Tx } from '../platform/database/database.js';
+import { payoutSetupOf, selectServiceWallets, type MerchantPayoutSetup } from './service-wallets.repository.js';
 
 /**
  * The operator's controls over one merchant (SPEC "Limits" overrides, the
@@ -84,21 +86,41 @@ export async function setMerchantLimitOverrides(trx: Tx, merchantId: string, ove
 
 /** The merchant's fee terms, by network then kind (invoice first). */
 export async function listMerchantFeeTerms(db: Executor, merchantId: string): Promise<MerchantFeeTermsRow[]> {
-  const rows = await db
+  const rows = await selectFeeTerms(db, merchantId).select('updated_at').execute();
+  return rows.map((row) => ({ ...feeTermsOf(row), updatedAt: row.updated_at }));
+}
+
+/** What issuance creation prices and pays with. */
+export interface MerchantIssuanceTerms {
+  readonly feeTerms: readonly Omit<MerchantFeeTermsRow, 'updatedAt'>[];
+  readonly payoutSetup: MerchantPayoutSetup;
+}
+
+/**
+ * The merchant's fee terms and payout setup in one statement (one round trip
+ * on every invoice creation, decision 0019), each list as a JSON array.
+ */
+export async function findMerchantIssuanceTerms(db: Executor, merchantId: string): Promise<MerchantIssuanceTerms> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(['tron_enabled', jsonArrayFrom(selectFeeTerms(db, merchantId)).as('fee_terms'), jsonArrayFrom(selectServiceWallets(db, merchantId)).as('wallets')])
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
+  return { feeTerms: (row?.fee_terms ?? []).map(feeTermsOf), payoutSetup: payoutSetupOf(row?.wallets ?? [], row?.tron_enabled ?? false) };
+}
+
+/** Amounts as text: inside JSON a numeric would become a float and lose digits. */
+function selectFeeTerms(db: Executor, merchantId: string) {
+  return db
     .selectFrom('merchant_fee_terms')
-    .select(['chain_id', 'kind', 'bps', 'minimum', 'maximum', 'updated_at'])
+    .select((eb) => ['chain_id', 'kind', 'bps', eb.cast<string>('minimum', 'text').as('minimum'), eb.cast<string>('maximum', 'text').as('maximum')])
     .where('merchant_id', '=', merchantId)
     .orderBy('chain_id')
-    .orderBy('kind', 'desc')
-    .execute();
-  return rows.map((row) => ({
-    chainId: row.chain_id,
-    kind: row.kind,
-    bps: row.bps,
-    minimum: units18(BigInt(row.minimum)),
-    maximum: units18(BigInt(row.maximum)),
-    updatedAt: row.updated_at,
-  }));
+    .orderBy('kind', 'desc');
+}
+
+function feeTermsOf(row: { chain_id: number; kind: FeeKind; bps: number; minimum: string; maximum: string }): Omit<MerchantFeeTermsRow, 'updatedAt'> {
+  return { chainId: row.chain_id, kind: row.kind, bps: row.bps, minimum: units18(BigInt(row.minimum)), maximum: units18(BigInt(row.maximum)) };
 }
 
 export async function upsertMerchantFeeTerms(

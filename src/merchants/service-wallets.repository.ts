@@ -12,10 +12,18 @@ export interface MerchantPayoutSetup {
 
 export async function findMerchantPayoutSetup(db: Executor, merchantId: string): Promise<MerchantPayoutSetup> {
   const [wallets, merchant] = await Promise.all([
-    db.selectFrom('merchant_service_wallets').select(['family', 'address']).where('merchant_id', '=', merchantId).execute(),
+    selectServiceWallets(db, merchantId).execute(),
     db.selectFrom('merchants').select('tron_enabled').where('id', '=', merchantId).executeTakeFirst(),
   ]);
-  return { wallets: Object.fromEntries(wallets.map((row) => [row.family, row.address])), tronEnabled: merchant?.tron_enabled ?? false };
+  return payoutSetupOf(wallets, merchant?.tron_enabled ?? false);
+}
+
+export function selectServiceWallets(db: Executor, merchantId: string) {
+  return db.selectFrom('merchant_service_wallets').select(['family', 'address']).where('merchant_id', '=', merchantId);
+}
+
+export function payoutSetupOf(wallets: readonly { family: WalletFamily; address: string }[], tronEnabled: boolean): MerchantPayoutSetup {
+  return { wallets: Object.fromEntries(wallets.map((row) => [row.family, row.address])), tronEnabled };
 }
 
 /** Null removes the family's wallet. */
