@@ -1,12 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
+import { readQueueStats } from '../platform/database/queue-stats.repository.js';
 import type { QueueStats } from '../platform/http/metrics.js';
 
 /** The delivery queue for /metrics: pending deliveries, and how overdue the oldest due one is (partial index `webhook_deliveries_due`). */
-export async function readDeliveryQueue(db: Executor, now: Date): Promise<QueueStats> {
-  const { rows } = await sql<{ depth: string; oldest: Date | null }>`
-    select count(*) as depth, min(next_attempt_at) filter (where next_attempt_at <= ${now}) as oldest
-    from webhook_deliveries where status = 'pending'`.execute(db);
-  const oldest = rows[0]?.oldest ?? null;
-  return { depth: Number(rows[0]?.depth ?? 0), oldestDueSeconds: oldest === null ? 0 : Math.max(0, (now.getTime() - new Date(oldest).getTime()) / 1000) };
+export function readDeliveryQueue(db: Executor, now: Date): Promise<QueueStats> {
+  return readQueueStats(db, now, { table: 'webhook_deliveries', dueColumn: 'next_attempt_at', pending: sql`status = 'pending'` });
 }
