@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compiledOnce } from '../../src/platform/database/compiled-query.js';
-import type { DatabaseHandle } from '../../src/platform/database/database.js';
-import { freshDatabase } from '../support/database.js';
+import { inTransaction, openPostgres, type DatabaseHandle } from '../../src/platform/database/database.js';
+import { freshDatabase, lastingDatabase } from '../support/database.js';
 
 // Issue 13 item 1 (hot paths): the hot reads are compiled by Kysely once and run
 // with new values (`compiledOnce`); on PostgreSQL every statement with parameters
@@ -45,4 +45,36 @@ describe('hot reads', () => {
       expect(mine[0]!.name).toMatch(/^ivory_[A-Za-z0-9_-]{22}$/);
     });
   });
+
+  it.skipIf(!onPostgres)(
+    'a statement prepared before a migration changed its columns is prepared again: at once outside a transaction, by inTransaction running it again inside one',
+    async () => {
+      const storage = await lastingDatabase();
+      // One connection, so that every statement below meets the one prepared before.
+      const single = await openPostgres(storage.url!, 1);
+      try {
+        const db = single.db;
+        await sql`create table stale_plan_probe (id int primary key, a text not null)`.execute(db);
+        await sql`insert into stale_plan_probe values (1, 'x')`.execute(db);
+        const read = (executor: typeof db) => sql<Record<string, unknown>>`select * from stale_plan_probe where id = ${1}`.execute(executor);
+        expect((await read(db)).rows).toEqual([{ id: 1, a: 'x' }]);
+
+        await sql`alter table stale_plan_probe add column b text not null default 'y'`.execute(db);
+        expect((await read(db)).rows).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+
+        await sql`alter table stale_plan_probe add column c text not null default 'z'`.execute(db);
+        let attempts = 0;
+        const inside = await inTransaction(db, async (trx) => {
+          attempts += 1;
+          return (await read(trx)).rows;
+        });
+        expect(inside).toEqual([{ id: 1, a: 'x', b: 'y', c: 'z' }]);
+        expect(attempts).toBe(2);
+      } finally {
+        await single.close();
+        await storage.drop();
+      }
+    },
+  );
 });
+

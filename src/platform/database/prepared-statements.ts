@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { isStalePreparedStatement } from './retry.js';
 
 /**
  * Most statements are sent as named prepared statements, so PostgreSQL parses
@@ -23,6 +24,7 @@ export const MAX_PREPARED_STATEMENTS = 2_000;
 export class PreparedStatementPool implements PostgresPool {
   readonly #pool: pg.Pool;
   readonly #names = new Map<string, string>();
+  #renames = 0;
   /** One wrapper per connection: Kysely keeps its per-connection state keyed by the client object. */
   readonly #clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
 
@@ -38,9 +40,26 @@ export class PreparedStatementPool implements PostgresPool {
     const client = await this.#pool.connect();
     let wrapped = this.#clients.get(client);
     if (wrapped === undefined) {
-      const query = (text: string, values: readonly unknown[]) => {
+      const send = (text: string, values: readonly unknown[]) => {
         const name = values.length === 0 ? undefined : this.#nameOf(text);
         return client.query(name === undefined ? { text, values: [...values] } : { name, text, values: [...values] });
+      };
+      const query = async (text: string, values: readonly unknown[]) => {
+        try {
+          return await send(text, values);
+        } catch (error) {
+          if (!isStalePreparedStatement(error)) throw error;
+          // Prepared before a migration changed its result columns: prepare it
+          // again under a new name. Outside a transaction the retry answers; inside
+          // one it cannot (the transaction is aborted), so the first error is
+          // thrown and `inTransaction` runs the transaction again.
+          this.#rename(text);
+          try {
+            return await send(text, values);
+          } catch {
+            throw error;
+          }
+        }
       };
       // Kysely's client type also covers cursors, which Ivory never uses.
       wrapped = { query, release: (error?: Error | boolean) => client.release(error) } as unknown as PostgresPoolClient;
@@ -59,5 +78,13 @@ export class PreparedStatementPool implements PostgresPool {
     const name = `ivory_${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
     this.#names.set(text, name);
     return name;
+  }
+
+  /** A new name for a text whose statement went stale; the old one stays on each connection until it closes (once per schema change). */
+  #rename(text: string): void {
+    const current = this.#names.get(text);
+    if (current === undefined) return;
+    this.#renames += 1;
+    this.#names.set(text, `${current.split('~')[0]}~${this.#renames}`);
   }
 }

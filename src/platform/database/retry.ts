@@ -3,7 +3,18 @@ const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadloc
 
 export function isRetryableTransactionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && RETRYABLE.has(code);
+  return (typeof code === 'string' && RETRYABLE.has(code)) || isStalePreparedStatement(error);
+}
+
+/**
+ * A prepared statement whose result columns changed under it (a migration
+ * added a column to a table it selects `*` from, while this process ran: a
+ * rolling deploy). `PreparedStatementPool` gives the text a new name on this
+ * error, so running the transaction again prepares it afresh.
+ */
+export function isStalePreparedStatement(error: unknown): boolean {
+  const candidate = error as { code?: unknown; message?: unknown } | null;
+  return candidate?.code === '0A000' && typeof candidate.message === 'string' && candidate.message.includes('cached plan must not change result type');
 }
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
