@@ -3,7 +3,7 @@
 -- unchanged. Triggers keep the stamps, so no code path can change a row the
 -- checkout shows without the cached answer going stale: any update of an
 -- issuance, its group, its shop or its merchant moves that row's stamp, and a
--- transfer written or changed moves its issuance's (the answer shows the
+-- statement writing or changing transfers moves their issuances' (the answer shows the
 -- latest confirmed transfer's hash). The ledger holds the issuance lock when it
 -- writes a transfer (lock order issuance → transfer), so the cascade takes no
 -- lock out of order.
@@ -28,12 +28,20 @@ create trigger shops_view_stamp before update on shops
 create trigger merchants_view_stamp before update on merchants
   for each row execute function ivory_next_view_stamp();
 
-create function ivory_transfer_moves_issuance_stamp() returns trigger language plpgsql as $$
+-- Once per statement, not per row: a payout attaching a deposit's many
+-- unswept transfers moves the issuance's stamp once. (A trigger with a
+-- transition table takes one event, hence two triggers.)
+create function ivory_transfers_move_issuance_stamps() returns trigger language plpgsql as $$
 begin
-  update issuances set view_stamp = view_stamp where id = new.issuance_id;
+  update issuances set view_stamp = view_stamp
+  where id in (select distinct issuance_id from changed_transfers);
   return null;
 end
 $$;
 
-create trigger transfers_view_stamp after insert or update on transfers
-  for each row execute function ivory_transfer_moves_issuance_stamp();
+create trigger transfers_inserted_view_stamp after insert on transfers
+  referencing new table as changed_transfers
+  for each statement execute function ivory_transfers_move_issuance_stamps();
+create trigger transfers_updated_view_stamp after update on transfers
+  referencing new table as changed_transfers
+  for each statement execute function ivory_transfers_move_issuance_stamps();
