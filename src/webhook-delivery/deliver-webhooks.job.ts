@@ -39,6 +39,12 @@ export interface DeliverWebhooksOptions {
   readonly pollMs?: number;
   /** The longest a finished attempt waits to be recorded with others. */
   readonly flushMs?: number;
+  /**
+   * The pause after a run that found nothing due. It is the latency of every
+   * delivery committed while the worker waits (SPEC's webhooks are the
+   * merchant's signal that money arrived): 50 ms took the bench's p99 from
+   * ~500 to ~150 ms, for one indexed claim query 20 times a second when idle.
+   */
   readonly idleMs?: number;
   /** Bytes of the receiver's answer kept in the delivery log. */
   readonly maxResponseBytes?: number;
@@ -100,7 +106,7 @@ export class DeliverWebhooksJob implements Job {
     this.#maxPerRun = options.maxPerRun ?? 2_000;
     this.#pollMs = options.pollMs ?? 200;
     this.#flushMs = options.flushMs ?? 50;
-    this.idleMs = options.idleMs ?? 250;
+    this.idleMs = options.idleMs ?? 50;
     this.#dispatcher = createGuardedDispatcher({
       allowPrivate: deps.allowPrivate,
       connectTimeoutMs: Math.min(timeoutMs, 10_000),
