@@ -1,9 +1,7 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import type { Tx } from '../platform/database/database.js';
-import { replyIdempotent } from '../platform/http/idempotency.js';
-import { SESSION_FRESH_MFA, SESSION_ONLY, principalOf, type Principal } from '../platform/http/principal.js';
+import { replyIdempotentChange } from '../platform/http/idempotency.js';
+import { SESSION_FRESH_MFA, SESSION_ONLY, principalOf } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import { acceptInvitation } from './accept-invitation.js';
 import { inviteMember } from './invite-member.js';
@@ -33,14 +31,6 @@ export async function teamRoutes(api: IvoryServer, context: AppContext): Promise
   const { db, clock, secrets } = context;
   const inviteDeps = { clock, secrets, brand: context.config.brand, apiUrl: `${context.config.publicUrl}${API_PREFIX}` };
 
-  /** Every team change: the use case once per Idempotency-Key, answered with what it returns. */
-  const replyTeamChange = <T>(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: 200 | 201,
-    change: (trx: Tx, principal: Principal) => Promise<T>,
-  ) => replyIdempotent(db, request, reply, async (trx, principal) => ({ status, body: await change(trx, principal) }));
-
   api.post(
     '/merchants/:merchant_id/invites',
     {
@@ -53,14 +43,14 @@ export async function teamRoutes(api: IvoryServer, context: AppContext): Promise
     },
     async (request, reply) => {
       const { provider, subject, role, shop_id: shopId } = request.body;
-      return replyTeamChange(request, reply, 201, (trx, principal) =>
+      return replyIdempotentChange(db, request, reply, 201, (trx, principal) =>
         inviteMember(trx, inviteDeps, principal, request.params.merchant_id, { provider, subject, role, shopId }),
       );
     },
   );
 
   api.post('/invites/:id/accept', { schema: { params: InvitationParams }, config: { auth: SESSION_ONLY, idempotent: true } }, async (request, reply) =>
-    replyTeamChange(request, reply, 200, (trx, principal) => acceptInvitation(trx, clock, principal, request.params.id)),
+    replyIdempotentChange(db, request, reply, 200, (trx, principal) => acceptInvitation(trx, clock, principal, request.params.id)),
   );
 
   api.get('/merchants/:merchant_id/team', { schema: { params: MerchantParams }, config: { auth: SESSION_ONLY } }, async (request) =>
@@ -71,13 +61,13 @@ export async function teamRoutes(api: IvoryServer, context: AppContext): Promise
     '/merchants/:merchant_id/invites/:id',
     { schema: { params: MerchantItemParams }, config: { auth: SESSION_FRESH_MFA, idempotent: true } },
     async (request, reply) =>
-      replyTeamChange(request, reply, 200, (trx, principal) => revokeInvitation(trx, clock, principal, request.params.merchant_id, request.params.id)),
+      replyIdempotentChange(db, request, reply, 200, (trx, principal) => revokeInvitation(trx, clock, principal, request.params.merchant_id, request.params.id)),
   );
 
   api.delete(
     '/merchants/:merchant_id/grants/:id',
     { schema: { params: MerchantItemParams }, config: { auth: SESSION_FRESH_MFA, idempotent: true } },
     async (request, reply) =>
-      replyTeamChange(request, reply, 200, (trx, principal) => removeGrant(trx, principal, request.params.merchant_id, request.params.id)),
+      replyIdempotentChange(db, request, reply, 200, (trx, principal) => removeGrant(trx, principal, request.params.merchant_id, request.params.id)),
   );
 }

@@ -1,9 +1,7 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import type { Tx } from '../platform/database/database.js';
-import { replyIdempotent, type IdempotentOptions } from '../platform/http/idempotency.js';
-import { SESSION_OR_KEY, SESSION_OR_WRITE_KEY, principalOf, type Principal } from '../platform/http/principal.js';
+import { replyIdempotentChange, type IdempotentOptions } from '../platform/http/idempotency.js';
+import { SESSION_OR_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
 import { deleteWebhookEndpoint } from './delete-webhook-endpoint.js';
@@ -63,20 +61,12 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
   // The answer shows the signing secret: stored sealed (one-time-secret.ts).
   const secretAnswer: IdempotentOptions = { sealWith: secrets, legacyBody: (stored) => revealSecret(stored as SealedSecretBody, secrets) };
 
-  /** The route's use case once per Idempotency-Key, answered with `status`. */
-  const answerOnce = async <T>(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    change: (trx: Tx, principal: Principal) => Promise<T>,
-    options?: IdempotentOptions,
-  ) => replyIdempotent(db, request, reply, async (trx, principal) => ({ status, body: await change(trx, principal) }), options);
-
   api.post(
     '/shops/:shop_id/webhooks',
     { schema: { params: ShopParams, body: CreateBody }, config: { ...WRITE, fieldErrors: ENDPOINT_FIELD_ERRORS } },
     async (request, reply) =>
-      answerOnce(
+      replyIdempotentChange(
+        db,
         request,
         reply,
         201,
@@ -95,18 +85,19 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
     { schema: { params: ItemParams, body: UpdateBody }, config: { ...WRITE, fieldErrors: ENDPOINT_FIELD_ERRORS } },
     async (request, reply) => {
       const { shop_id: shopId, id } = request.params;
-      return answerOnce(request, reply, 200, (trx, principal) => updateWebhookEndpoint(trx, { clock, allowPrivate }, principal, shopId, id, request.body));
+      return replyIdempotentChange(db, request, reply, 200, (trx, principal) => updateWebhookEndpoint(trx, { clock, allowPrivate }, principal, shopId, id, request.body));
     },
   );
 
   api.delete('/shops/:shop_id/webhooks/:id', { schema: { params: ItemParams }, config: WRITE }, async (request, reply) => {
     const { shop_id: shopId, id } = request.params;
-    return answerOnce(request, reply, 200, (trx, principal) => deleteWebhookEndpoint(trx, clock, principal, shopId, id));
+    return replyIdempotentChange(db, request, reply, 200, (trx, principal) => deleteWebhookEndpoint(trx, clock, principal, shopId, id));
   });
 
   api.post('/shops/:shop_id/webhooks/:id/rotate-secret', { schema: { params: ItemParams }, config: WRITE }, async (request, reply) => {
     const { shop_id: shopId, id } = request.params;
-    return answerOnce(
+    return replyIdempotentChange(
+      db,
       request,
       reply,
       200,
@@ -120,7 +111,7 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
     { schema: { params: ItemParams, body: RecoverBody }, config: { ...WRITE, fieldErrors: { since: 'invalid_request' } } },
     async (request, reply) => {
       const { shop_id: shopId, id } = request.params;
-      return answerOnce(request, reply, 202, (trx, principal) => recoverWebhookDeliveries(trx, clock, principal, shopId, id, request.body.since));
+      return replyIdempotentChange(db, request, reply, 202, (trx, principal) => recoverWebhookDeliveries(trx, clock, principal, shopId, id, request.body.since));
     },
   );
 
@@ -132,7 +123,7 @@ export async function webhooksRoutes(api: IvoryServer, context: AppContext): Pro
 
   api.post('/shops/:shop_id/deliveries/:id/replay', { schema: { params: ItemParams }, config: WRITE }, async (request, reply) => {
     const { shop_id: shopId, id } = request.params;
-    return answerOnce(request, reply, 202, (trx, principal) => replayDelivery(trx, clock, principal, shopId, id));
+    return replyIdempotentChange(db, request, reply, 202, (trx, principal) => replayDelivery(trx, clock, principal, shopId, id));
   });
 
   api.get(

@@ -117,6 +117,18 @@ export async function replyIdempotent<T>(
   return sendAnswer(reply, await runIdempotent(db, request, reply, (trx) => work(trx, principal), options));
 }
 
+/** `replyIdempotent` for a change whose answer is always `status` with what the use case returns. */
+export function replyIdempotentChange<T>(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  change: (trx: Tx, principal: Principal) => Promise<T>,
+  options?: IdempotentOptions,
+): Promise<FastifyReply> {
+  return replyIdempotent(db, request, reply, async (trx, principal) => ({ status, body: await change(trx, principal) }), options);
+}
+
 /** The bytes the route would send for `body` with `status` (its response schema's serializer, else JSON). */
 function serializeFor(reply: FastifyReply, status: number, body: unknown): Buffer {
   reply.status(status);
