@@ -327,18 +327,18 @@ export async function listEvents(executor: Executor, shopId: ShopId, query: Even
     .where('event_id', 'in', rows.map((row) => row.id))
     .groupBy(['event_id', 'status'])
     .execute();
-  // At most three counts an event, a page of events: a scan per event is enough.
-  const deliveries = (eventId: string): Record<DeliveryStatus, number> => {
-    const tally = { pending: 0, succeeded: 0, failed: 0 };
-    for (const count of counts) if (count.event_id === eventId) tally[count.status] = Number(count.count);
-    return tally;
-  };
+  const noDeliveries = (): Record<DeliveryStatus, number> => ({ pending: 0, succeeded: 0, failed: 0 });
+  const byEvent = new Map(rows.map((row) => [row.id, noDeliveries()]));
+  for (const count of counts) {
+    const tally = byEvent.get(count.event_id);
+    if (tally !== undefined) tally[count.status] = Number(count.count);
+  }
   return rows.map((row) => ({
     sequence: row.sequence,
     id: row.id,
     type: row.type,
     envelope: row.envelope,
     createdAt: row.created_at,
-    deliveries: deliveries(row.id),
+    deliveries: byEvent.get(row.id) ?? noDeliveries(),
   }));
 }
