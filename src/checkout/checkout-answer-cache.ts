@@ -10,6 +10,11 @@ export class CheckoutAnswerCache {
 
   constructor(readonly capacity = 10_000) {}
 
+  /** Whether an answer is kept for this id at all: if not, reading its stamp would be a wasted round trip. */
+  has(publicId: string): boolean {
+    return this.#entries.has(publicId);
+  }
+
   get(publicId: string, stamp: string): string | undefined {
     const entry = this.#entries.get(publicId);
     return entry !== undefined && entry.stamp === stamp ? entry.body : undefined;

@@ -49,19 +49,12 @@ function latestConfirmedTxHash(eb: IssuanceScope) {
     .as('latest_tx_hash');
 }
 
-type CheckoutScope = ExpressionBuilder<
-  Database & { i: Database['issuances'] } & { s: Database['shops'] } & { m: Database['merchants'] } & { g: Database['issuance_groups'] | { [K in keyof Database['issuance_groups']]: null } },
-  'i' | 's' | 'm' | 'g'
->;
-
 /**
  * Everything an issuance's checkout answer is made of moves one of these
  * stamps (triggers of migration 202611260020): the issuance's (its transfers
  * included), its shop's, its merchant's and its group's.
  */
-function viewStamp(eb: CheckoutScope) {
-  return sql<string>`${eb.ref('i.view_stamp')} || '.' || ${eb.ref('s.view_stamp')} || '.' || ${eb.ref('m.view_stamp')} || '.' || coalesce(${eb.ref('g.view_stamp')}, -1)`.as('view_stamp_of_answer');
-}
+const VIEW_STAMP = sql<string>`${sql.ref('i.view_stamp')} || '.' || ${sql.ref('s.view_stamp')} || '.' || ${sql.ref('m.view_stamp')} || '.' || coalesce(${sql.ref('g.view_stamp')}, -1)`.as('view_stamp_of_answer');
 
 const OWNER_COLUMNS = ['s.name as shop_name', 's.branding_name', 's.branding_logo_asset_id', 'm.name as merchant_name'] as const;
 
@@ -101,7 +94,7 @@ export async function readCheckoutStamp(executor: Executor, publicId: string): P
 
 const stampByPublicId = compiledOnce(1, (executor, publicId) =>
   fromIssuanceWithOwner(executor)
-    .select((eb) => viewStamp(eb))
+    .select(VIEW_STAMP)
     .where('i.public_id', '=', publicId),
 );
 
@@ -116,7 +109,7 @@ function fromIssuanceWithOwner(executor: Executor) {
 const issuanceByPublicId = compiledOnce(1, (executor, publicId) =>
   fromIssuanceWithOwner(executor)
     .selectAll('i')
-    .select((eb) => viewStamp(eb))
+    .select(VIEW_STAMP)
     .select(OWNER_COLUMNS)
     .select('g.paid_issuance_id as group_paid_issuance_id')
     .select('g.public_id as group_public_id')

@@ -7,7 +7,7 @@ import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import type { Checkout, CheckoutGroup, CheckoutUrls } from './checkout.js';
 import { CheckoutAnswerCache } from './checkout-answer-cache.js';
 import { readCheckoutStamp } from './checkout.repository.js';
-import { getCheckout, isPublicId } from './get-checkout.js';
+import { getCheckout } from './get-checkout.js';
 
 /**
  * Response schemas: Fastify compiles them into a serializer (GET /checkout is a
@@ -101,9 +101,11 @@ export async function checkoutRoutes(api: IvoryServer, context: AppContext, cach
       const publicId = request.params.public_id;
       // Status moves with every transfer: never let an HTTP cache answer for us.
       void reply.header('Cache-Control', 'no-store').type(JSON_UTF8);
-      const stamp = isPublicId(publicId) ? await readCheckoutStamp(context.db, publicId) : undefined;
-      const cached = stamp === undefined ? undefined : cache.get(publicId, stamp);
-      if (cached !== undefined) return sendSerialized(reply, cached);
+      if (cache.has(publicId)) {
+        const stamp = await readCheckoutStamp(context.db, publicId);
+        const cached = stamp === undefined ? undefined : cache.get(publicId, stamp);
+        if (cached !== undefined) return sendSerialized(reply, cached);
+      }
 
       const found = await getCheckout(context.db, deps, publicId);
       // The route's compiled serializer, so a cached answer is the same bytes as a fresh one.

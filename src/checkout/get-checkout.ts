@@ -30,10 +30,6 @@ export type FoundCheckout =
 /** Public ids are 16 base64url characters (issuances `newPublicId`); room is left for longer ones. */
 const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function isPublicId(value: string): boolean {
-  return PUBLIC_ID.test(value);
-}
-
 /**
  * GET /checkout/{public_id}: an issuance's checkout, an option's when the id
  * is an option's, or the group's with every option. An unknown id is
@@ -56,7 +52,7 @@ export async function findCheckout(
   deps: { readonly catalogue: Catalogue; readonly urls: CheckoutUrls },
   publicId: string,
 ): Promise<FoundCheckout | undefined> {
-  if (!isPublicId(publicId)) return undefined;
+  if (!PUBLIC_ID.test(publicId)) return undefined;
   const { catalogue, urls } = deps;
 
   // Invoices are the common case, so the issuance is looked up first.
