@@ -1,30 +1,38 @@
-import { randomBytes } from 'node:crypto';
 import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
+import type { ShopIssuanceAccess } from '../merchants/index.js';
 import type { Catalogue } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
-import { findMerchantIssuanceTerms } from '../merchants/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
-import { newId } from '../platform/crypto.js';
+import { newId, randomBase64url } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate, type InvoiceLimitGateLock } from '../limits/index.js';
+import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } from '../limits/index.js';
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
-import { insertGroup, insertIssuances } from './issuances.repository.js';
-import { feeTermsKey, planOptions, type PlannedOption, type ShopSnapshot } from './plan-options.js';
+import { insertGroup, insertIssuances, insertIssuancesReading, type AnswerClaimQuery } from './issuances.repository.js';
+import { feeTermsKey, planOptions, type PlannedOption } from './plan-options.js';
 
 export interface CreateIssuanceDeps {
   readonly now: Date;
   readonly catalogue: Catalogue;
   readonly adapters: ChainAdapters;
   readonly payUrl: string;
-  /** Made once per request, outside the transaction (it survives its retries). */
+  /** Made once per request, outside the transaction (it survives its retries); its lock was taken by the access read. */
   readonly invoiceLimitGate: InvoiceLimitGate;
 }
 
 /** A short, URL-safe, unguessable public payment identifier (16 characters). */
 export function newPublicId(): string {
-  return randomBytes(12).toString('base64url');
+  return randomBase64url(12);
+}
+
+export interface CreateIssuanceInput {
+  /** From `requireShopAccessForIssuance`, which also took the invoice gate's lock. */
+  readonly access: ShopIssuanceAccess;
+  readonly kind: IssuanceKind;
+  readonly body: IssuanceRequestBody;
+  /** The request's idempotency record holding this answer, to run in the last statement. */
+  readonly claimAnswer: (answer: IssuanceView | GroupView) => AnswerClaimQuery;
 }
 
 /**
@@ -32,34 +40,41 @@ export function newPublicId(): string {
  * limits), then stores one issuance, or a group and one issuance per option,
  * all `registering`; the allocation worker gives them addresses. Any failing
  * option fails the whole request before anything is written.
+ *
+ * Two statements for an ungrouped invoice after the access read: the
+ * issuance, the idempotency record and the limit state in one, then commit
+ * (decision 0019).
  */
-export async function createIssuance(
-  trx: Tx,
-  deps: CreateIssuanceDeps,
-  input: { readonly shopId: ShopId; readonly merchantId: MerchantId; readonly shop: ShopSnapshot; readonly kind: IssuanceKind; readonly body: IssuanceRequestBody },
-): Promise<IssuanceView | GroupView> {
+export async function createIssuance(trx: Tx, deps: CreateIssuanceDeps, input: CreateIssuanceInput): Promise<void> {
   const { now } = deps;
-  const request = parseIssuanceRequest(input.kind, input.body, now);
-  const { feeTerms, payoutSetup } = await findMerchantIssuanceTerms(trx, input.merchantId);
+  const { access, kind } = input;
+  const { merchantId, shopId, shop } = access;
+  const request = parseIssuanceRequest(kind, input.body, now);
+  const { feeTerms, payoutSetup } = access.terms;
   // Operator staff's terms (admin PATCH /merchants/{id}/fees), by network and kind.
   const merchantFeeTerms = new Map(feeTerms.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
-  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: input.shop, merchantFeeTerms, payoutSetup });
+  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop, merchantFeeTerms, payoutSetup });
 
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
   // rolls the whole transaction back, so nothing of it remains.
-  const storeWithinLimits = async (insertCounted: (gateLock?: InvoiceLimitGateLock) => Promise<void>): Promise<void> => {
-    if (input.kind === 'invoice') return deps.invoiceLimitGate.admit(trx, input.merchantId, input.shop.sandbox, now, insertCounted);
-    await insertCounted();
-    await enforceDepositAddressLimit(trx, input.merchantId, input.shop.sandbox, addressesByFamily(options), true);
+  const store = async (issuances: readonly Issuance[], answer: IssuanceView | GroupView): Promise<void> => {
+    const claim = input.claimAnswer(answer);
+    if (kind === 'invoice') {
+      const gate = deps.invoiceLimitGate;
+      gate.admit(await insertIssuancesReading(trx, issuances, claim, gate.selectState(trx, merchantId, shop.sandbox, now)));
+      return;
+    }
+    await insertIssuances(trx, issuances, claim);
+    await enforceDepositAddressLimit(trx, merchantId, shop.sandbox, addressesByFamily(options), true);
   };
 
-  const base = { shopId: input.shopId, merchantId: input.merchantId, sandbox: input.shop.sandbox, now, request };
+  const base = { shopId, merchantId, sandbox: shop.sandbox, now, request };
   if (!request.grouped) {
     const [only] = options;
     if (only === undefined) throw new Error('a single issuance without its option');
     const issuance = newIssuance(base, only, null, null);
-    await storeWithinLimits((gateLock) => insertIssuances(trx, [issuance], gateLock));
-    return issuanceView(issuance, null, deps.payUrl);
+    await store([issuance], issuanceView(issuance, null, deps.payUrl));
+    return;
   }
 
   const group: IssuanceGroup = {
@@ -70,8 +85,7 @@ export async function createIssuance(
   };
   await insertGroup(trx, group);
   const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
-  await storeWithinLimits((gateLock) => insertIssuances(trx, issuances, gateLock));
-  return groupView(group, issuances, deps.payUrl);
+  await store(issuances, groupView(group, issuances, deps.payUrl));
 }
 
 interface NewIssuanceBase {

@@ -1,8 +1,8 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { InsertQueryBuilder, InsertResult, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
 import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { whereOpenInvoiceGroup, whereOpenSingleInvoice, type InvoiceLimitGateLock } from '../limits/index.js';
-import type { IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
+import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
+import type { Database, IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
 import { units18 } from '../money/index.js';
 
@@ -70,16 +70,43 @@ export function toGroup(row: GroupRow): IssuanceGroup {
   };
 }
 
+/** The INSERT of a finished request's idempotency record (src/platform/http), run inside the creation's last statement. */
+export type AnswerClaimQuery = InsertQueryBuilder<Database, 'idempotency_records', InsertResult>;
+
 /**
- * One statement for all of them: a group's options are one round trip, not
- * one each. `gateLock` (the active-invoice gate, src/limits) is evaluated in
- * its RETURNING, so it is taken after the rows are in.
+ * Stores the issuances (one statement for all of them: a group's options are
+ * one round trip, not one each) and, in the same statement, `claim`: the
+ * request's idempotency record with its answer.
  */
-export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], gateLock?: InvoiceLimitGateLock): Promise<void> {
-  const insert = trx
+export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], claim: AnswerClaimQuery): Promise<void> {
+  await trx
+    .with('claimed', () => claim)
     .insertInto('issuances')
-    .values(
-      issuances.map((issuance) => ({
+    .values(issuanceRows(issuances))
+    .execute();
+}
+
+/**
+ * `insertIssuances`, and `state` read in the same statement (one round trip):
+ * its snapshot is the statement's, so the rows inserted here are not in it.
+ */
+export async function insertIssuancesReading<State>(
+  trx: Tx,
+  issuances: readonly Issuance[],
+  claim: AnswerClaimQuery,
+  state: SelectQueryBuilder<Database, never, State>,
+): Promise<State> {
+  const row = await trx
+    .with('claimed', () => claim)
+    .with('inserted', (db) => db.insertInto('issuances').values(issuanceRows(issuances)))
+    .selectFrom(state.as('state'))
+    .selectAll()
+    .executeTakeFirstOrThrow();
+  return row as State;
+}
+
+function issuanceRows(issuances: readonly Issuance[]) {
+  return issuances.map((issuance) => ({
         id: issuance.id,
         public_id: issuance.publicId,
         shop_id: issuance.shopId,
@@ -117,9 +144,7 @@ export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], g
         settled_at: issuance.settledAt,
         created_at: issuance.createdAt,
         updated_at: issuance.createdAt,
-      })),
-    );
-  await (gateLock === undefined ? insert : insert.returning(gateLock.as('invoice_limit_gate'))).execute();
+      }));
 }
 
 export async function insertGroup(trx: Tx, group: IssuanceGroup): Promise<void> {

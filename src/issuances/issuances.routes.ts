@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { replyShopIdempotent, requireShopAccess } from '../merchants/index.js';
+import { replyShopIdempotent, requireShopAccess, requireShopAccessForIssuance } from '../merchants/index.js';
 import type { AppContext } from '../app-context.js';
-import { runIdempotent, sendAnswer } from '../platform/http/idempotency.js';
+import { runIdempotentClaimingLast, sendAnswer } from '../platform/http/idempotency.js';
 import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
@@ -50,14 +50,14 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
       async (request, reply) => {
         const principal = principalOf(request);
         const answer = await withInvoiceLimitGate((invoiceLimitGate) =>
-          runIdempotent(db, request, reply, async (trx) => {
-            const access = await requireShopAccess(trx, principal, request.params.shop_id, 'write');
-            const body = await createIssuance(
+          runIdempotentClaimingLast(db, request, reply, async (trx, claim) => {
+            const gateLock = kind === 'invoice' ? invoiceLimitGate.lockOn : undefined;
+            const access = await requireShopAccessForIssuance(trx, principal, request.params.shop_id, gateLock);
+            await createIssuance(
               trx,
               { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },
-              { shopId: access.shopId, merchantId: access.merchantId, shop: access.shop, kind, body: request.body },
+              { access, kind, body: request.body, claimAnswer: (body) => claim.claim(202, body) },
             );
-            return { status: 202, body };
           }),
         );
         return sendAnswer(reply, answer);

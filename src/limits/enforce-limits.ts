@@ -1,8 +1,14 @@
-import type { AliasableExpression } from 'kysely';
+import type { Expression, RawBuilder } from 'kysely';
 import type { NetworkFamily } from '../catalogue/index.js';
-import type { Tx } from '../platform/database/database.js';
+import type { Executor, Tx } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
-import { countActiveDepositAddresses, invoiceLimitGateLock, lockMerchantLimits, readInvoiceLimitState } from './limits.repository.js';
+import {
+  countActiveDepositAddresses,
+  invoiceLimitGateLock,
+  lockMerchantLimits,
+  selectInvoiceLimitState,
+  type InvoiceLimitState,
+} from './limits.repository.js';
 import { activeInvoiceLimit, depositAddressLimit } from './limits.js';
 
 /**
@@ -23,54 +29,59 @@ export async function lockMerchantForLimits(trx: Tx, merchantId: string): Promis
  * SPEC "Limits": active invoices per merchant, checked without making every
  * creation of a merchant wait for the one before it.
  *
- * Every creation inserts its invoice first and only then counts, so a count
- * misses at most the creations still in flight at that moment — at most one
- * per database connection (max_connections), each adding one active invoice
- * (a group counts once). Far from the limit (active + max_connections ≤
- * limit) the count is therefore safe under a shared gate, and creations run
- * side by side. Nearer than that, the request runs again from the start
- * under the exclusive gate (`withInvoiceLimitGate`): it waits for every
- * creation in flight to commit, keeps new ones out, and then counts exactly.
+ * A creation takes the gate in its access read (`lockOn`), then stores its
+ * invoice and reads the state (`selectState`) in one later statement, whose
+ * snapshot therefore follows the gate. That read misses at most the creations
+ * still in flight at that moment — at most one per database connection
+ * (max_connections), each adding one active invoice (a group counts once) —
+ * and its own invoice, which it adds. Far from the limit (open + own +
+ * max_connections ≤ limit) the state is therefore safe under a shared gate,
+ * and creations run side by side; the open count there comes from the
+ * trigger-kept tallies, which are never below the exact count. Nearer than
+ * that, the request runs again from the start under the exclusive gate
+ * (`withInvoiceLimitGate`): it waits for every creation in flight to commit,
+ * keeps new ones out, and then counts exactly.
  * docs/decisions/0005-active-invoice-limit-gate.md.
  */
 export class InvoiceLimitGate {
   constructor(readonly mode: 'shared' | 'exclusive') {}
 
   /**
-   * Runs `insertCounted`, the statement that stores what this creation adds
-   * to the count, which must evaluate `gateLock` in its RETURNING: the gate is
-   * then taken once the row is in, in the same round trip. Then counts under
-   * the gate, in a statement of its own: a statement's snapshot predates any
-   * wait on a lock it takes, so a count in the lock's statement could miss the
-   * creations it waited for.
+   * The gate's lock on the shop's merchant and mode, for the creation's access
+   * read to evaluate. One function per gate for the process's life (the read is
+   * compiled once per function).
    */
-  async admit(trx: Tx, merchantId: string, sandbox: boolean, now: Date, insertCounted: (gateLock: InvoiceLimitGateLock) => Promise<void>): Promise<void> {
-    await insertCounted(invoiceLimitGateLock(merchantId, sandbox, this.mode));
-    const state = await readInvoiceLimitState(trx, merchantId, sandbox, now);
-    refuseBlocked(state.blockedReason);
-    const limit = activeInvoiceLimit(state.limitOverride);
+  readonly lockOn = (shop: { readonly merchantId: Expression<string>; readonly sandbox: Expression<boolean> }): RawBuilder<unknown> =>
+    invoiceLimitGateLock(shop.merchantId, shop.sandbox, this.mode);
+
+  /** The state to read in the statement that stores the creation's one invoice; `admit` judges it. */
+  selectState(executor: Executor, merchantId: string, sandbox: boolean, now: Date) {
+    return selectInvoiceLimitState(executor, merchantId, sandbox, now, this.mode);
+  }
+
+  admit(state: InvoiceLimitState): void {
+    refuseBlocked(state.blocked_reason);
+    const limit = activeInvoiceLimit(state.limit_override);
+    const withThisOne = Number(state.open ?? 0) + 1;
     if (this.mode === 'exclusive') {
-      if (state.active > limit) throw new IvoryError('active_invoice_limit_reached');
+      if (withThisOne > limit) throw new IvoryError('active_invoice_limit_reached');
       return;
     }
-    if (state.active + state.maxConcurrentTransactions <= limit) return;
+    if (withThisOne + Number(state.max_connections) <= limit) return;
     // Thrown so that the transaction rolls back (the invoice is already inserted);
     // `withInvoiceLimitGate` catches exactly this and runs the request again.
     throw new NeedsExclusiveGate();
   }
 }
 
-/** The gate's lock, as an expression the insert it follows evaluates (`InvoiceLimitGate.admit`). */
-export type InvoiceLimitGateLock = AliasableExpression<unknown>;
-
 /**
- * A block by operator staff that committed while this creation was in flight
- * (the access gate read the merchant earlier). The issuance rows this
- * creation inserted hold FOR KEY SHARE on the merchant, which conflicts with
- * the block's FOR UPDATE: a block that locked the merchant first made the
- * insert wait for its commit, so this later read sees it; a block that came
- * after the insert waits for this creation to commit and then cancels what it
- * made. Either way no unpaid invoice of a blocked merchant survives.
+ * A block by operator staff (it locks the merchant FOR UPDATE, then cancels
+ * every unpaid invoice) against a creation in flight. The creation's access
+ * read holds the merchant FOR KEY SHARE, which conflicts with FOR UPDATE: a
+ * block that locked first made that read wait for its commit and see it; a
+ * block that came later waits for this creation to commit and then cancels
+ * what it made. Either way no unpaid invoice of a blocked merchant survives;
+ * this check is the same rule read again where the limits are read.
  */
 function refuseBlocked(blockedReason: string | null): void {
   if (blockedReason !== null) throw new IvoryError('account_disabled', { reason: blockedReason });
@@ -90,12 +101,15 @@ class NeedsExclusiveGate extends Error {
  */
 export async function withInvoiceLimitGate<T>(work: (gate: InvoiceLimitGate) => Promise<T>): Promise<T> {
   try {
-    return await work(new InvoiceLimitGate('shared'));
+    return await work(SHARED_GATE);
   } catch (error) {
     if (!(error instanceof NeedsExclusiveGate)) throw error;
-    return work(new InvoiceLimitGate('exclusive'));
+    return work(EXCLUSIVE_GATE);
   }
 }
+
+const SHARED_GATE = new InvoiceLimitGate('shared');
+const EXCLUSIVE_GATE = new InvoiceLimitGate('exclusive');
 
 export async function enforceDepositAddressLimit(
   trx: Tx,

@@ -18,6 +18,6 @@ export {
   lockMerchantForLimits,
   withInvoiceLimitGate,
   type InvoiceLimitGate,
-  type InvoiceLimitGateLock,
 } from './enforce-limits.js';
+export type { InvoiceLimitState } from './limits.repository.js';
 export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';

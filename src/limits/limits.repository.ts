@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import type { Database } from '../platform/database/schema.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
@@ -30,21 +30,19 @@ export async function lockMerchantLimits(
 
 /**
  * SPEC "Limits": invoices active (not paid, cancelled or expired) for the
- * merchant in sandbox or live; a group counts once. Two scalar subqueries.
+ * merchant in sandbox or live, a group counting once: the exact count, which
+ * the exclusive gate judges.
  */
-function activeInvoiceCounts(eb: ExpressionBuilder<Database, never>, merchantId: string, sandbox: boolean, now: Date) {
-  return [
-    whereOpenSingleInvoice(eb.selectFrom('issuances').select((inner) => inner.fn.countAll<string>().as('count')))
-      .where('merchant_id', '=', merchantId)
-      .where('sandbox', '=', sandbox)
-      .where('expires_at', '>', now)
-      .as('single'),
-    whereOpenInvoiceGroup(eb.selectFrom('issuance_groups').select((inner) => inner.fn.countAll<string>().as('count')))
-      .where('merchant_id', '=', merchantId)
-      .where('sandbox', '=', sandbox)
-      .where('expires_at', '>', now)
-      .as('grouped'),
-  ] as const;
+function countActiveInvoices(eb: ExpressionBuilder<Database, never>, merchantId: string, sandbox: boolean, now: Date): RawBuilder<string> {
+  const single = whereOpenSingleInvoice(eb.selectFrom('issuances').select((inner) => inner.fn.countAll<string>().as('count')))
+    .where('merchant_id', '=', merchantId)
+    .where('sandbox', '=', sandbox)
+    .where('expires_at', '>', now);
+  const grouped = whereOpenInvoiceGroup(eb.selectFrom('issuance_groups').select((inner) => inner.fn.countAll<string>().as('count')))
+    .where('merchant_id', '=', merchantId)
+    .where('sandbox', '=', sandbox)
+    .where('expires_at', '>', now);
+  return sql<string>`(${single}) + (${grouped})`;
 }
 
 /** SPEC "Limits": deposit addresses not disabled, per merchant, family and mode. */
@@ -71,41 +69,46 @@ const INVOICE_LIMIT_GATE = 7_201_626;
 /**
  * The merchant's active-invoice gate (sandbox and live apart), held until
  * commit once evaluated: `shared` lets creations run side by side,
- * `exclusive` waits for all of them and keeps new ones out. An expression, not
- * a statement: it is evaluated in the RETURNING of the insert it follows, so it
- * costs no round trip of its own. A hash collision between two merchants only
- * makes them wait for each other; it never lets a count be wrong.
+ * `exclusive` waits for all of them and keeps new ones out. An expression over
+ * the shop's columns, not a statement: the access read of the creation
+ * evaluates it, so it costs no round trip of its own and is held before
+ * anything is counted. A hash collision between two merchants only makes them
+ * wait for each other; it never lets a count be wrong.
  */
-export function invoiceLimitGateLock(merchantId: string, sandbox: boolean, mode: 'shared' | 'exclusive'): RawBuilder<unknown> {
-  const key = `${merchantId}:${sandbox ? 'sandbox' : 'live'}`;
+export function invoiceLimitGateLock(merchantId: Expression<string>, sandbox: Expression<boolean>, mode: 'shared' | 'exclusive'): RawBuilder<unknown> {
+  const key = sql`hashtext(${merchantId}::text || case when ${sandbox} then ':sandbox' else ':live' end)`;
   return mode === 'shared'
-    ? sql`pg_advisory_xact_lock_shared(${INVOICE_LIMIT_GATE}, hashtext(${key}))`
-    : sql`pg_advisory_xact_lock(${INVOICE_LIMIT_GATE}, hashtext(${key}))`;
+    ? sql`pg_advisory_xact_lock_shared(${INVOICE_LIMIT_GATE}, ${key})`
+    : sql`pg_advisory_xact_lock(${INVOICE_LIMIT_GATE}, ${key})`;
+}
+
+export interface InvoiceLimitState {
+  readonly limit_override: number | null;
+  readonly blocked_reason: string | null;
+  /** Open invoices the statement's snapshot shows (the creation's own is not among them). */
+  readonly open: string | number | null;
+  readonly max_connections: string;
 }
 
 /**
- * In one statement, taken after the gate: the merchant's limit override, its
- * active invoices (this transaction's own included) and the most transactions
- * the database can run at once.
+ * What the gate judges, as a SELECT to run in the same statement that stores
+ * the creation's invoice (its snapshot follows the gate, taken earlier in the
+ * transaction). Under the shared gate, the open-invoice tallies (kept by
+ * triggers, never below the exact count: expiry is only subtracted once the
+ * expiry job cancels); under the exclusive gate, the exact count of active invoices.
  */
-export async function readInvoiceLimitState(
-  trx: Tx,
-  merchantId: string,
-  sandbox: boolean,
-  now: Date,
-): Promise<{ limitOverride: number | null; blockedReason: string | null; active: number; maxConcurrentTransactions: number }> {
-  const row = await trx
-    .selectNoFrom((eb) => [
-      eb.selectFrom('merchants').select('active_invoice_limit').where('id', '=', merchantId).as('limit_override'),
-      eb.selectFrom('merchants').select('blocked_reason').where('id', '=', merchantId).as('blocked_reason'),
-      sql<string>`current_setting('max_connections')`.as('max_connections'),
-      ...activeInvoiceCounts(eb, merchantId, sandbox, now),
-    ])
-    .executeTakeFirstOrThrow();
-  return {
-    limitOverride: row.limit_override,
-    blockedReason: row.blocked_reason,
-    active: Number(row.single ?? 0) + Number(row.grouped ?? 0),
-    maxConcurrentTransactions: Number(row.max_connections),
-  };
+export function selectInvoiceLimitState(executor: Executor, merchantId: string, sandbox: boolean, now: Date, mode: 'shared' | 'exclusive') {
+  return executor.selectNoFrom((eb) => [
+    eb.selectFrom('merchants').select('active_invoice_limit').where('id', '=', merchantId).as('limit_override'),
+    eb.selectFrom('merchants').select('blocked_reason').where('id', '=', merchantId).as('blocked_reason'),
+    sql<string>`current_setting('max_connections')`.as('max_connections'),
+    mode === 'shared'
+      ? eb
+          .selectFrom('open_invoice_tallies')
+          .select((inner) => inner.fn.sum<string>('open').as('open'))
+          .where('merchant_id', '=', merchantId)
+          .where('sandbox', '=', sandbox)
+          .as('open')
+      : countActiveInvoices(eb, merchantId, sandbox, now).as('open'),
+  ]);
 }

@@ -1,8 +1,9 @@
 /** What other modules may use of merchants: the access gate and the shop record. */
 export { merchantsRoutes } from './merchants.routes.js';
-export { requireMerchantAccess, requireShopAccess, roleAllows } from './require-shop-access.js';
+export { requireMerchantAccess, requireShopAccess, requireShopAccessForIssuance, roleAllows } from './require-shop-access.js';
 export { replyShopIdempotent } from './reply-shop-idempotent.js';
-export type { AccessNeed, MerchantAccess, ShopAccess } from './require-shop-access.js';
+export type { AccessNeed, MerchantAccess, ShopAccess, ShopIssuanceAccess } from './require-shop-access.js';
+export type { ShopColumns } from './merchants.repository.js';
 export type { ShopRow } from './merchants.repository.js';
 export { parseName, shopRecord } from './shop.js';
 export type { ShopRecord } from './shop.js';

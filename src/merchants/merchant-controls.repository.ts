@@ -1,3 +1,4 @@
+import type { Expression } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { units18, type Units18 } from '../money/index.js';
 import type { Executor, Tx } from '../platform/database/database.js';
@@ -110,7 +111,7 @@ export async function findMerchantIssuanceTerms(db: Executor, merchantId: string
 }
 
 /** Amounts as text: inside JSON a numeric would become a float and lose digits. */
-function selectFeeTerms(db: Executor, merchantId: string) {
+export function selectFeeTerms(db: Executor, merchantId: string | Expression<string>) {
   return db
     .selectFrom('merchant_fee_terms')
     .select((eb) => ['chain_id', 'kind', 'bps', eb.cast<string>('minimum', 'text').as('minimum'), eb.cast<string>('maximum', 'text').as('maximum')])
@@ -119,7 +120,7 @@ function selectFeeTerms(db: Executor, merchantId: string) {
     .orderBy('kind', 'desc');
 }
 
-function feeTermsOf(row: { chain_id: number; kind: FeeKind; bps: number; minimum: string; maximum: string }): Omit<MerchantFeeTermsRow, 'updatedAt'> {
+export function feeTermsOf(row: { chain_id: number; kind: FeeKind; bps: number; minimum: string; maximum: string }): Omit<MerchantFeeTermsRow, 'updatedAt'> {
   return { chainId: row.chain_id, kind: row.kind, bps: row.bps, minimum: units18(BigInt(row.minimum)), maximum: units18(BigInt(row.maximum)) };
 }
 

@@ -1,4 +1,8 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type AliasableExpression, type Expression, type InferResult, type Selectable, type Updateable } from 'kysely';
+import { compiledOnce } from '../platform/database/compiled-query.js';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { feeTermsOf, selectFeeTerms, type MerchantIssuanceTerms } from './merchant-controls.repository.js';
+import { payoutSetupOf, selectServiceWallets } from './service-wallets.repository.js';
 import type { Executor } from '../platform/database/database.js';
 import { countRows } from '../platform/database/count-rows.js';
 import type { MerchantsTable, PayoutTarget, Role, ShopsTable } from '../platform/database/schema.js';
@@ -55,6 +59,73 @@ export async function findShopForAccess(db: Executor, shopId: string, options: R
   if (row === undefined) return undefined;
   const { merchant_blocked_at: merchantBlockedAt, merchant_blocked_reason: merchantBlockedReason, ...shop } = row;
   return { shop, merchantBlockedAt, merchantBlockedReason };
+}
+
+/** The shop's merchant and mode as SQL, for an expression the issuance access read evaluates. */
+export interface ShopColumns {
+  readonly merchantId: Expression<string>;
+  readonly sandbox: Expression<boolean>;
+}
+
+export interface ShopForIssuance extends ShopWithMerchantStanding {
+  readonly terms: MerchantIssuanceTerms;
+}
+
+/**
+ * `findShopForAccess` for issuance creation, in the same one round trip: the
+ * merchant's issuance terms too, the merchant row held FOR KEY SHARE to
+ * commit (a block, which takes FOR UPDATE, either waits for the creation or
+ * is seen by it), and `alsoEvaluate` (the active-invoice gate's lock).
+ */
+export async function findShopForIssuance(
+  db: Executor,
+  shopId: string,
+  alsoEvaluate?: (shop: ShopColumns) => AliasableExpression<unknown>,
+): Promise<ShopForIssuance | undefined> {
+  let read = shopForIssuanceReads.get(alsoEvaluate);
+  if (read === undefined) {
+    read = compiledOnce(1, (executor, id) => selectShopForIssuance(executor, id, alsoEvaluate));
+    shopForIssuanceReads.set(alsoEvaluate, read);
+  }
+  const [row] = await read(db, shopId);
+  if (row === undefined) return undefined;
+  const {
+    merchant_blocked_at: merchantBlockedAt,
+    merchant_blocked_reason: merchantBlockedReason,
+    merchant_tron_enabled: tronEnabled,
+    merchant_fee_terms: feeTerms,
+    merchant_wallets: wallets,
+    also_evaluated: _evaluated,
+    ...shop
+  } = row;
+  return { shop, merchantBlockedAt, merchantBlockedReason, terms: { feeTerms: feeTerms.map(feeTermsOf), payoutSetup: payoutSetupOf(wallets, tronEnabled) } };
+}
+
+/**
+ * Compiled once per `alsoEvaluate` (invoice creation's hot path): callers pass
+ * a long-lived function (the gate's, src/limits), so there are a few at most.
+ */
+const shopForIssuanceReads = new Map<((shop: ShopColumns) => AliasableExpression<unknown>) | undefined, ShopForIssuanceRead>();
+type ShopForIssuanceRead = (executor: Executor, shopId: string) => Promise<InferResult<ReturnType<typeof selectShopForIssuance>>>;
+
+function selectShopForIssuance(db: Executor, shopId: string, alsoEvaluate?: (shop: ShopColumns) => AliasableExpression<unknown>) {
+  return db
+    .selectFrom('shops')
+    .innerJoin('merchants', 'merchants.id', 'shops.merchant_id')
+    .selectAll('shops')
+    .select((eb) => {
+      const merchantId = eb.ref('shops.merchant_id');
+      return [
+        'merchants.blocked_at as merchant_blocked_at',
+        'merchants.blocked_reason as merchant_blocked_reason',
+        'merchants.tron_enabled as merchant_tron_enabled',
+        jsonArrayFrom(selectFeeTerms(db, merchantId)).as('merchant_fee_terms'),
+        jsonArrayFrom(selectServiceWallets(db, merchantId)).as('merchant_wallets'),
+        (alsoEvaluate === undefined ? sql<unknown>`null` : alsoEvaluate({ merchantId, sandbox: eb.ref('shops.sandbox') })).as('also_evaluated'),
+      ];
+    })
+    .where('shops.id', '=', shopId)
+    .forKeyShare(['merchants']);
 }
 
 /** Every grant the user holds on the merchant: merchant-wide (shopId null) or per shop. */

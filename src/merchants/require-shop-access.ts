@@ -3,15 +3,20 @@ import { asId, isUuid, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Role } from '../platform/database/schema.js';
 import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
+import type { AliasableExpression } from 'kysely';
+import type { MerchantIssuanceTerms } from './merchant-controls.repository.js';
 import {
   findMerchant,
   findShopForAccess,
+  findShopForIssuance,
   findUserStanding,
   listUserGrants,
   type GrantRow,
   type MerchantRow,
   type ReadOptions,
+  type ShopColumns,
   type ShopRow,
+  type ShopWithMerchantStanding,
 } from './merchants.repository.js';
 
 /**
@@ -74,7 +79,35 @@ export async function requireShopAccess(
 ): Promise<ShopAccess> {
   if (principal.kind === 'session') await requireUserMayAct(db, principal.userId);
   if (!isUuid(shopId)) throw new IvoryError('shop_not_found');
-  const found = await findShopForAccess(db, shopId, options);
+  return judgeShopAccess(db, principal, await findShopForAccess(db, shopId, options), need);
+}
+
+export interface ShopIssuanceAccess extends ShopAccess {
+  /** The merchant's fee terms and payout setup, which price and route the new issuance. */
+  readonly terms: MerchantIssuanceTerms;
+}
+
+/**
+ * `requireShopAccess` with `write` need for creating invoices and deposits,
+ * with the merchant's issuance terms read in the same round trip, the merchant
+ * held FOR KEY SHARE to commit (a block either waits for this creation or is
+ * seen by it) and `alsoEvaluate` evaluated there (the active-invoice gate's
+ * lock, src/limits) — decision 0019.
+ */
+export async function requireShopAccessForIssuance(
+  db: Executor,
+  principal: Principal,
+  shopId: string,
+  alsoEvaluate?: (shop: ShopColumns) => AliasableExpression<unknown>,
+): Promise<ShopIssuanceAccess> {
+  if (principal.kind === 'session') await requireUserMayAct(db, principal.userId);
+  if (!isUuid(shopId)) throw new IvoryError('shop_not_found');
+  const found = await findShopForIssuance(db, shopId, alsoEvaluate);
+  if (found === undefined) throw new IvoryError('shop_not_found');
+  return { ...(await judgeShopAccess(db, principal, found, 'write')), terms: found.terms };
+}
+
+async function judgeShopAccess(db: Executor, principal: Principal, found: ShopWithMerchantStanding | undefined, need: AccessNeed): Promise<ShopAccess> {
   if (found === undefined) throw new IvoryError('shop_not_found');
   const { shop } = found;
 

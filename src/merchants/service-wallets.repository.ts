@@ -1,3 +1,4 @@
+import type { Expression } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
 import type { MerchantServiceWalletsTable } from '../platform/database/schema.js';
 
@@ -18,7 +19,7 @@ export async function findMerchantPayoutSetup(db: Executor, merchantId: string):
   return payoutSetupOf(wallets, merchant?.tron_enabled ?? false);
 }
 
-export function selectServiceWallets(db: Executor, merchantId: string) {
+export function selectServiceWallets(db: Executor, merchantId: string | Expression<string>) {
   return db.selectFrom('merchant_service_wallets').select(['family', 'address']).where('merchant_id', '=', merchantId);
 }
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asId, type MerchantId, type ShopId } from '../../src/platform/ids.js';
+import { requireShopAccessForIssuance } from '../../src/merchants/index.js';
+import { insertIdempotentAnswer } from '../../src/platform/database/idempotency.repository.js';
+import type { Principal } from '../../src/platform/http/principal.js';
 import { createIssuance } from '../../src/issuances/create-issuance.js';
 import { InvoiceLimitGate } from '../../src/limits/enforce-limits.js';
 import { newId } from '../../src/platform/crypto.js';
@@ -129,10 +131,12 @@ describe('blocking a merchant: SPEC "States and transitions", merchant blocked b
 });
 
 describe('blocking while a creation is in flight', () => {
-  it('a creation that passed the access gate before the block commits is refused account_disabled, storing nothing', async () => {
+  it('a creation whose access read came before the block committed is refused account_disabled, storing nothing', async () => {
     const owner = await createOwnerWithShop(app.context.db);
-    const shop = await app.context.db.selectFrom('shops').selectAll().where('id', '=', owner.shop.id).executeTakeFirstOrThrow();
-    // The access gate has already let the request through; the block commits before the limit check.
+    const principal = { kind: 'api_key', keyId: owner.key.id, merchantId: owner.merchant.id, shopId: owner.shop.id, scopes: ['read', 'write'] } as const;
+    // The access read has let the request through (in a transaction of its own here,
+    // so that the block is not kept waiting by its lock); the block commits before the limits are read.
+    const access = await inTransaction(app.context.db, (trx) => requireShopAccessForIssuance(trx, principal satisfies Principal, owner.shop.id));
     expect((await block(owner.merchant.id, 'mid-flight')).statusCode).toBe(200);
     for (const [kind, body] of [
       ['invoice', { chain_id: BASE, token: BASE_USDC, amount: usdc(10) }],
@@ -142,7 +146,13 @@ describe('blocking while a creation is in flight', () => {
         createIssuance(
           trx,
           { now: app.clock.now(), catalogue: app.context.catalogue, adapters: app.context.chains, payUrl: 'http://ivory.test/pay', invoiceLimitGate: new InvoiceLimitGate('shared') },
-          { shopId: asId<ShopId>(shop.id), merchantId: asId<MerchantId>(owner.merchant.id), shop, kind, body },
+          {
+            access,
+            kind,
+            body,
+            claimAnswer: () =>
+              insertIdempotentAnswer(trx, { scope: `test-${newId()}`, key: newId() }, 'hash', { status: 202, contentType: 'application/json', bytes: Buffer.from('{}'), sealed: false }),
+          },
         ),
       ).catch((error: unknown) => error);
       expect(outcome).toBeInstanceOf(IvoryError);
@@ -150,6 +160,7 @@ describe('blocking while a creation is in flight', () => {
     }
     const stored = await app.context.db.selectFrom('issuances').select('id').where('merchant_id', '=', owner.merchant.id).execute();
     expect(stored).toEqual([]);
+    expect(await app.context.db.selectFrom('idempotency_records').select('key').where('scope', 'like', 'test-%').execute()).toEqual([]);
   });
 });
 

@@ -48,6 +48,19 @@ describe('SPEC "Limits": active invoices per merchant', () => {
     expect((await createDeposit(app, owner.key.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).statusCode).toBe(202);
   });
 
+  it('a replay of an admitted creation answers its stored bytes even once the limit is reached (SPEC "Authentication" 7)', async () => {
+    const owner = await ownerWithLimits({ activeInvoiceLimit: 1 });
+    const first = await createInvoice(app, owner.key.token, owner.shop.id, invoice, 'limit-replay-1');
+    expect(first.statusCode).toBe(202);
+    expect((await createInvoice(app, owner.key.token, owner.shop.id, invoice)).json().error.code).toBe('active_invoice_limit_reached');
+    const replay = await createInvoice(app, owner.key.token, owner.shop.id, invoice, 'limit-replay-1');
+    expect(replay.statusCode).toBe(202);
+    expect(replay.body).toBe(first.body);
+    const conflict = await createInvoice(app, owner.key.token, owner.shop.id, { ...invoice, amount: usdc(11) }, 'limit-replay-1');
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json().error.code).toBe('idempotency_conflict');
+  });
+
   it('is race-free: concurrent creations never exceed the limit', async () => {
     const owner = await ownerWithLimits({ activeInvoiceLimit: 3 });
     const answers = await Promise.all(Array.from({ length: 8 }, () => createInvoice(app, owner.key.token, owner.shop.id, invoice)));

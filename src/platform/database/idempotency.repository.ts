@@ -1,4 +1,7 @@
-import type { Tx } from './database.js';
+import type { InsertQueryBuilder, InsertResult } from 'kysely';
+import type { Executor, Tx } from './database.js';
+import { isUniqueViolation } from './retry.js';
+import type { Database } from './schema.js';
 
 /** SQL for `idempotency_records` (SPEC "Authentication" 7; decision 0001). */
 
@@ -33,13 +36,15 @@ export interface StoredIdempotentResponse {
   readonly legacyBody: unknown;
 }
 
-export async function findIdempotentResponse(trx: Tx, id: IdempotencyKey): Promise<StoredIdempotentResponse> {
+/** Undefined when no request with the key has committed. */
+export async function findIdempotentResponse(trx: Executor, id: IdempotencyKey): Promise<StoredIdempotentResponse | undefined> {
   const row = await trx
     .selectFrom('idempotency_records')
     .select(['request_hash', 'response_status', 'response_body', 'response_bytes', 'response_content_type', 'response_sealed'])
     .where('scope', '=', id.scope)
     .where('key', '=', id.key)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
   return {
     requestHash: row.request_hash,
     status: row.response_status,
@@ -65,4 +70,32 @@ export async function storeIdempotentResponse(trx: Tx, id: IdempotencyKey, answe
     .where('scope', '=', id.scope)
     .where('key', '=', id.key)
     .execute();
+}
+
+/**
+ * The record of a finished request, answer included, as one INSERT that the
+ * use case runs inside its own last statement (`runIdempotentClaimingLast`).
+ * No ON CONFLICT: a taken key fails the statement with a unique violation
+ * (`isIdempotencyKeyTaken`), after waiting for a request still holding it to end.
+ */
+export function insertIdempotentAnswer(
+  trx: Tx,
+  id: IdempotencyKey,
+  requestHash: string,
+  answer: IdempotentAnswerBytes,
+): InsertQueryBuilder<Database, 'idempotency_records', InsertResult> {
+  return trx.insertInto('idempotency_records').values({
+    scope: id.scope,
+    key: id.key,
+    request_hash: requestHash,
+    response_status: answer.status,
+    response_body: 'null',
+    response_bytes: answer.bytes,
+    response_content_type: answer.contentType,
+    response_sealed: answer.sealed,
+  });
+}
+
+export function isIdempotencyKeyTaken(error: unknown): boolean {
+  return isUniqueViolation(error, 'idempotency_records_pkey');
 }

@@ -427,8 +427,17 @@ export interface PayoutsTable extends IssuanceEntryColumns {
   confirmed_event_id: string | null;
 }
 
+/** Open invoices per merchant, mode and connection slot, kept by triggers (migrations/202611260030_open_invoice_tallies.sql). */
+export interface OpenInvoiceTalliesTable {
+  merchant_id: string;
+  sandbox: boolean;
+  slot: number;
+  open: number;
+}
+
 export interface IssuanceTables {
   issuance_groups: IssuanceGroupsTable;
+  open_invoice_tallies: OpenInvoiceTalliesTable;
   issuances: IssuancesTable;
   transfers: TransfersTable;
   payouts: PayoutsTable;
