@@ -9,7 +9,8 @@ import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } 
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
-import { insertGroup, insertIssuances, insertIssuancesReading, type AnswerClaimQuery } from './issuances.repository.js';
+import type { IdempotencyRecord } from '../platform/database/idempotency.repository.js';
+import { insertGroup, insertIssuances, insertIssuancesReading } from './issuances.repository.js';
 import { feeTermsKey, planOptions, type PlannedOption } from './plan-options.js';
 
 export interface CreateIssuanceDeps {
@@ -32,7 +33,7 @@ export interface CreateIssuanceInput {
   readonly kind: IssuanceKind;
   readonly body: IssuanceRequestBody;
   /** The request's idempotency record holding this answer, to run in the last statement. */
-  readonly claimAnswer: (answer: IssuanceView | GroupView) => AnswerClaimQuery;
+  readonly claimAnswer: (answer: IssuanceView | GroupView) => IdempotencyRecord;
 }
 
 /**
@@ -58,13 +59,13 @@ export async function createIssuance(trx: Tx, deps: CreateIssuanceDeps, input: C
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
   // rolls the whole transaction back, so nothing of it remains.
   const store = async (issuances: readonly Issuance[], answer: IssuanceView | GroupView): Promise<void> => {
-    const claim = input.claimAnswer(answer);
+    const record = input.claimAnswer(answer);
     if (kind === 'invoice') {
       const gate = deps.invoiceLimitGate;
-      gate.admit(await insertIssuancesReading(trx, issuances, claim, gate.selectState(trx, merchantId, shop.sandbox, now)));
+      gate.admit(await insertIssuancesReading(trx, issuances, record, gate.stateRead({ merchantId, sandbox: shop.sandbox, now })));
       return;
     }
-    await insertIssuances(trx, issuances, claim);
+    await insertIssuances(trx, issuances, record);
     await enforceDepositAddressLimit(trx, merchantId, shop.sandbox, addressesByFamily(options), true);
   };
 

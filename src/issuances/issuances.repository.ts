@@ -1,4 +1,6 @@
-import type { InsertQueryBuilder, InsertResult, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
+import type { Selectable, SelectQueryBuilder, Updateable } from 'kysely';
+import { compiledTemplate } from '../platform/database/compiled-query.js';
+import { insertIdempotencyRecord, type IdempotencyRecord } from '../platform/database/idempotency.repository.js';
 import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
@@ -70,40 +72,63 @@ export function toGroup(row: GroupRow): IssuanceGroup {
   };
 }
 
-/** The INSERT of a finished request's idempotency record (src/platform/http), run inside the creation's last statement. */
-export type AnswerClaimQuery = InsertQueryBuilder<Database, 'idempotency_records', InsertResult>;
-
 /**
  * Stores the issuances (one statement for all of them: a group's options are
- * one round trip, not one each) and, in the same statement, `claim`: the
- * request's idempotency record with its answer.
+ * one round trip, not one each) and, in the same statement, the request's
+ * idempotency record with its answer (src/platform/http, `runIdempotentClaimingLast`).
  */
-export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], claim: AnswerClaimQuery): Promise<void> {
+export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], record: IdempotencyRecord): Promise<void> {
   await trx
-    .with('claimed', () => claim)
+    .with('claimed', (db) => insertIdempotencyRecord(db, record))
     .insertInto('issuances')
     .values(issuanceRows(issuances))
     .execute();
 }
 
+/** The limit state an invoice creation reads with its insert (src/limits: the gate's own SELECT). */
+export interface StateRead<State> {
+  /** Names the SQL of `select` (the gate's mode): one compiled statement per name and row count. */
+  readonly name: string;
+  readonly select: (executor: Executor, values: StateValues) => SelectQueryBuilder<Database, never, State>;
+  readonly values: StateValues;
+}
+
+export interface StateValues {
+  readonly merchantId: string;
+  readonly sandbox: boolean;
+  readonly now: Date;
+}
+
 /**
  * `insertIssuances`, and `state` read in the same statement (one round trip):
  * its snapshot is the statement's, so the rows inserted here are not in it.
+ * The hot path of invoice creation, so the statement is compiled once per
+ * state and row count (`compiledTemplate`) instead of built for every request.
  */
-export async function insertIssuancesReading<State>(
-  trx: Tx,
-  issuances: readonly Issuance[],
-  claim: AnswerClaimQuery,
-  state: SelectQueryBuilder<Database, never, State>,
-): Promise<State> {
-  const row = await trx
-    .with('claimed', () => claim)
-    .with('inserted', (db) => db.insertInto('issuances').values(issuanceRows(issuances)))
-    .selectFrom(state.as('state'))
-    .selectAll()
-    .executeTakeFirstOrThrow();
-  return row as State;
+export async function insertIssuancesReading<State>(trx: Tx, issuances: readonly Issuance[], record: IdempotencyRecord, state: StateRead<State>): Promise<State> {
+  let statement = countedInserts.get(state.name) as CountedInsert<State> | undefined;
+  if (statement === undefined) {
+    statement = compiledTemplate((executor, input: CountedInsertInput) =>
+      executor
+        .with('claimed', (db) => insertIdempotencyRecord(db, input.record))
+        .with('inserted', (db) => db.insertInto('issuances').values(input.rows))
+        .selectFrom(state.select(executor, input.state).as('state'))
+        .selectAll(),
+    ) as CountedInsert<State>;
+    countedInserts.set(state.name, statement as CountedInsert<unknown>);
+  }
+  const [row] = await statement(trx, String(issuances.length), { record, rows: issuanceRows(issuances), state: state.values });
+  if (row === undefined) throw new Error('the state read of an invoice creation returned no row');
+  return row;
 }
+
+interface CountedInsertInput {
+  readonly record: IdempotencyRecord;
+  readonly rows: ReturnType<typeof issuanceRows>;
+  readonly state: StateValues;
+}
+type CountedInsert<State> = (executor: Executor, shape: string, input: CountedInsertInput) => Promise<State[]>;
+const countedInserts = new Map<string, CountedInsert<unknown>>();
 
 function issuanceRows(issuances: readonly Issuance[]) {
   return issuances.map((issuance) => ({

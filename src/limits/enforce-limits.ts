@@ -43,6 +43,12 @@ export async function lockMerchantForLimits(trx: Tx, merchantId: string): Promis
  * keeps new ones out, and then counts exactly.
  * docs/decisions/0005-active-invoice-limit-gate.md.
  */
+export interface InvoiceLimitStateValues {
+  readonly merchantId: string;
+  readonly sandbox: boolean;
+  readonly now: Date;
+}
+
 export class InvoiceLimitGate {
   constructor(readonly mode: 'shared' | 'exclusive') {}
 
@@ -54,10 +60,17 @@ export class InvoiceLimitGate {
   readonly lockOn = (shop: { readonly merchantId: Expression<string>; readonly sandbox: Expression<boolean> }): RawBuilder<unknown> =>
     invoiceLimitGateLock(shop.merchantId, shop.sandbox, this.mode);
 
-  /** The state to read in the statement that stores the creation's one invoice; `admit` judges it. */
-  selectState(executor: Executor, merchantId: string, sandbox: boolean, now: Date) {
-    return selectInvoiceLimitState(executor, merchantId, sandbox, now, this.mode);
+  /**
+   * The state to read in the statement that stores the creation's one
+   * invoice, as that statement takes it: the SELECT (named by the gate's mode,
+   * its only structural difference) and its values. `admit` judges the row.
+   */
+  stateRead(values: InvoiceLimitStateValues) {
+    return { name: this.mode, select: this.#selectState, values };
   }
+
+  readonly #selectState = (executor: Executor, values: InvoiceLimitStateValues) =>
+    selectInvoiceLimitState(executor, values.merchantId, values.sandbox, values.now, this.mode);
 
   admit(state: InvoiceLimitState): void {
     refuseBlocked(state.blocked_reason);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireShopAccessForIssuance } from '../../src/merchants/index.js';
-import { insertIdempotentAnswer } from '../../src/platform/database/idempotency.repository.js';
 import type { Principal } from '../../src/platform/http/principal.js';
 import { createIssuance } from '../../src/issuances/create-issuance.js';
 import { InvoiceLimitGate } from '../../src/limits/enforce-limits.js';
@@ -150,8 +149,15 @@ describe('blocking while a creation is in flight', () => {
             access,
             kind,
             body,
-            claimAnswer: () =>
-              insertIdempotentAnswer(trx, { scope: `test-${newId()}`, key: newId() }, 'hash', { status: 202, contentType: 'application/json', bytes: Buffer.from('{}'), sealed: false }),
+            claimAnswer: () => ({
+              scope: `test-${newId()}`,
+              key: newId(),
+              requestHash: 'hash',
+              status: 202,
+              contentType: 'application/json',
+              bytes: Buffer.from('{}'),
+              sealed: false,
+            }),
           },
         ),
       ).catch((error: unknown) => error);

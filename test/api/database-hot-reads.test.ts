@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compiledOnce } from '../../src/platform/database/compiled-query.js';
+import { compiledOnce, compiledTemplate } from '../../src/platform/database/compiled-query.js';
 import { inTransaction, openPostgres, type DatabaseHandle } from '../../src/platform/database/database.js';
 import { freshDatabase, lastingDatabase } from '../support/database.js';
 
@@ -32,6 +32,48 @@ describe('hot reads', () => {
     await expect(currencyByPair(database.db, 'USDC')).rejects.toThrow(/2 values expected/);
     const unused = compiledOnce(1, (executor) => executor.selectNoFrom([sql<number>`1`.as('one')]));
     await expect(unused(database.db, 'x')).rejects.toThrow(/placeholder 0 is not a parameter/);
+  });
+
+  interface Probe {
+    readonly label: string;
+    readonly when: Date;
+    readonly amount: bigint;
+    readonly flags: { readonly on: boolean; readonly note: string | null };
+    readonly bytes: Buffer;
+  }
+  const probe = compiledTemplate((executor, input: Probe) =>
+    executor.selectNoFrom([
+      sql<string>`${input.label}::text`.as('label'),
+      sql<string>`${input.when}::timestamptz`.as('when'),
+      sql<string>`(${input.amount}::numeric + ${1})::text`.as('amount'),
+      sql<boolean>`${input.flags.on}::boolean`.as('on'),
+      sql<string | null>`${input.flags.note}::text`.as('note'),
+      sql<number>`octet_length(${input.bytes}::bytea)`.as('length'),
+      sql<string>`${input.label}::text || '!'`.as('again'),
+    ]),
+  );
+
+  it('a template compiled once per shape runs with each input’s nested values of any type (compiledTemplate)', async () => {
+    const first = { label: 'one', when: new Date('2026-01-02T03:04:05Z'), amount: 10n ** 30n, flags: { on: true, note: null }, bytes: Buffer.from('abc') };
+    const second = { label: 'two', when: new Date('2027-01-01T00:00:00Z'), amount: 7n, flags: { on: false, note: 'n' }, bytes: Buffer.from('abcdef') };
+    for (const [input, amount] of [
+      [first, `${10n ** 30n + 1n}`],
+      [second, '8'],
+      [first, `${10n ** 30n + 1n}`],
+    ] as const) {
+      const [row] = await probe(database.db, 'only', input);
+      expect(row).toMatchObject({ label: input.label, amount, on: input.flags.on, note: input.flags.note, length: input.bytes.length, again: `${input.label}!` });
+      expect(new Date(row!.when).getTime()).toBe(input.when.getTime());
+    }
+  });
+
+  it('a template whose build changes a value instead of passing it through is refused on its first run', async () => {
+    const formatting = compiledTemplate((executor, input: { readonly label: string }) => executor.selectNoFrom([sql<string>`${input.label.toUpperCase()}::text`.as('label')]));
+    await expect(formatting(database.db, 'only', { label: 'x' })).rejects.toThrow(/must pass each value of its input to Kysely unchanged/);
+    const branching = compiledTemplate((executor, input: { readonly mode: string }) =>
+      executor.selectNoFrom([(input.mode === 'a' ? sql<number>`1` : sql<number>`2`).as('n')]),
+    );
+    await expect(branching(database.db, 'only', { mode: 'a' })).rejects.toThrow(/unchanged/);
   });
 
   it.skipIf(!onPostgres)('on PostgreSQL, a statement with parameters is prepared by name and reused; one without stays unnamed', async () => {

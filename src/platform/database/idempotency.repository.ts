@@ -1,4 +1,4 @@
-import type { InsertQueryBuilder, InsertResult } from 'kysely';
+import type { InsertQueryBuilder, InsertResult, QueryCreator } from 'kysely';
 import type { Executor, Tx } from './database.js';
 import { isUniqueViolation } from './retry.js';
 import type { Database } from './schema.js';
@@ -72,27 +72,34 @@ export async function storeIdempotentResponse(trx: Tx, id: IdempotencyKey, answe
     .execute();
 }
 
+/** A finished request's record, answer included: plain values, so a statement can be compiled once for it. */
+export interface IdempotencyRecord {
+  readonly scope: string;
+  readonly key: string;
+  readonly requestHash: string;
+  readonly status: number;
+  readonly contentType: string;
+  readonly bytes: Buffer;
+  readonly sealed: boolean;
+}
+
 /**
- * The record of a finished request, answer included, as one INSERT that the
- * use case runs inside its own last statement (`runIdempotentClaimingLast`).
- * No ON CONFLICT: a taken key fails the statement with a unique violation
- * (`isIdempotencyKeyTaken`), after waiting for a request still holding it to end.
+ * The INSERT of a finished request's record, which the use case runs inside
+ * its own last statement (`runIdempotentClaimingLast`). No ON CONFLICT: a taken
+ * key fails the statement with a unique violation (`isIdempotencyKeyTaken`),
+ * after waiting for a request still holding it to end. Each value is passed
+ * through as it is (`compiledTemplate` relies on it).
  */
-export function insertIdempotentAnswer(
-  trx: Tx,
-  id: IdempotencyKey,
-  requestHash: string,
-  answer: IdempotentAnswerBytes,
-): InsertQueryBuilder<Database, 'idempotency_records', InsertResult> {
-  return trx.insertInto('idempotency_records').values({
-    scope: id.scope,
-    key: id.key,
-    request_hash: requestHash,
-    response_status: answer.status,
+export function insertIdempotencyRecord(executor: QueryCreator<Database>, record: IdempotencyRecord): InsertQueryBuilder<Database, 'idempotency_records', InsertResult> {
+  return executor.insertInto('idempotency_records').values({
+    scope: record.scope,
+    key: record.key,
+    request_hash: record.requestHash,
+    response_status: record.status,
     response_body: 'null',
-    response_bytes: answer.bytes,
-    response_content_type: answer.contentType,
-    response_sealed: answer.sealed,
+    response_bytes: record.bytes,
+    response_content_type: record.contentType,
+    response_sealed: record.sealed,
   });
 }
 

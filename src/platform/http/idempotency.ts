@@ -1,16 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256Hex } from '../crypto.js';
 import { inTransaction, type Db, type Tx } from '../database/database.js';
-import type { InsertQueryBuilder, InsertResult } from 'kysely';
 import {
   claimIdempotencyKey,
   findIdempotentResponse,
-  insertIdempotentAnswer,
   isIdempotencyKeyTaken,
   storeIdempotentResponse,
+  type IdempotencyRecord,
   type StoredIdempotentResponse,
 } from '../database/idempotency.repository.js';
-import type { Database } from '../database/schema.js';
 import { IvoryError } from '../errors.js';
 import { principalBucket, principalOf, type Principal } from './principal.js';
 
@@ -117,11 +115,11 @@ function replayOf(existing: StoredIdempotentResponse, requestHash: string, reply
 export interface AnswerClaim {
   /**
    * Serializes the answer (the route's serializer, as `runIdempotent` does)
-   * and returns the INSERT of the key's record holding those bytes, which the
-   * use case must run inside its last statement (as a CTE: one round trip
-   * for both).
+   * and returns the key's record holding those bytes, which the use case must
+   * insert inside its last statement (`insertIdempotencyRecord`, as a CTE: one
+   * round trip for both).
    */
-  claim(status: number, body: unknown): InsertQueryBuilder<Database, 'idempotency_records', InsertResult>;
+  claim(status: number, body: unknown): IdempotencyRecord;
 }
 
 /**
@@ -157,7 +155,7 @@ export async function runIdempotentClaimingLast(
         claim: (status, body) => {
           const payload = serializeFor(reply, status, body);
           claimed = { status, payload };
-          return insertIdempotentAnswer(trx, id, requestHash, { status, contentType: JSON_CONTENT_TYPE, bytes: payload, sealed: false });
+          return { scope: id.scope, key: id.key, requestHash, status, contentType: JSON_CONTENT_TYPE, bytes: payload, sealed: false };
         },
       });
       if (claimed === undefined) throw new Error('the use case ended without claiming its Idempotency-Key');
