@@ -25,6 +25,13 @@ export async function lockMerchantForLimits(trx: Tx, merchantId: string): Promis
   if ((await lockMerchantLimits(trx, merchantId)) === undefined) throw new Error(`merchant ${merchantId} vanished`);
 }
 
+/** What the state read of an invoice creation is for: the merchant, its mode, and the time that decides expiry. */
+export interface InvoiceLimitStateValues {
+  readonly merchantId: string;
+  readonly sandbox: boolean;
+  readonly now: Date;
+}
+
 /**
  * SPEC "Limits": active invoices per merchant, checked without making every
  * creation of a merchant wait for the one before it.
@@ -43,12 +50,6 @@ export async function lockMerchantForLimits(trx: Tx, merchantId: string): Promis
  * keeps new ones out, and then counts exactly.
  * docs/decisions/0005-active-invoice-limit-gate.md.
  */
-export interface InvoiceLimitStateValues {
-  readonly merchantId: string;
-  readonly sandbox: boolean;
-  readonly now: Date;
-}
-
 export class InvoiceLimitGate {
   constructor(readonly mode: 'shared' | 'exclusive') {}
 

@@ -19,5 +19,4 @@ export {
   withInvoiceLimitGate,
   type InvoiceLimitGate,
 } from './enforce-limits.js';
-export type { InvoiceLimitState } from './limits.repository.js';
 export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';

@@ -15,7 +15,6 @@ export { parseSolanaRecipient, parseTronRecipient } from './recipient-addresses.
 export {
   deleteMerchantFeeTerms,
   findMerchantControls,
-  findMerchantIssuanceTerms,
   listMerchantFeeTerms,
   setMerchantBlock,
   setMerchantLimitOverrides,

@@ -1,8 +1,7 @@
 import type { Expression } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { units18, type Units18 } from '../money/index.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { payoutSetupOf, selectServiceWallets, type MerchantPayoutSetup } from './service-wallets.repository.js';
+import type { MerchantPayoutSetup } from './service-wallets.repository.js';
 
 /**
  * The operator's controls over one merchant (SPEC "Limits" overrides, the
@@ -95,19 +94,6 @@ export async function listMerchantFeeTerms(db: Executor, merchantId: string): Pr
 export interface MerchantIssuanceTerms {
   readonly feeTerms: readonly Omit<MerchantFeeTermsRow, 'updatedAt'>[];
   readonly payoutSetup: MerchantPayoutSetup;
-}
-
-/**
- * The merchant's fee terms and payout setup in one statement (one round trip
- * on every invoice creation, decision 0019), each list as a JSON array.
- */
-export async function findMerchantIssuanceTerms(db: Executor, merchantId: string): Promise<MerchantIssuanceTerms> {
-  const row = await db
-    .selectFrom('merchants')
-    .select(['tron_enabled', jsonArrayFrom(selectFeeTerms(db, merchantId)).as('fee_terms'), jsonArrayFrom(selectServiceWallets(db, merchantId)).as('wallets')])
-    .where('id', '=', merchantId)
-    .executeTakeFirst();
-  return { feeTerms: (row?.fee_terms ?? []).map(feeTermsOf), payoutSetup: payoutSetupOf(row?.wallets ?? [], row?.tron_enabled ?? false) };
 }
 
 /** Amounts as text: inside JSON a numeric would become a float and lose digits. */
