@@ -30,60 +30,61 @@ begin
 end
 $$;
 
+-- "Open" as whereOpenSingleInvoice / whereOpenInvoiceGroup say it, as 1 or 0.
+create function ivory_is_open_issuance(candidate issuances) returns integer language sql immutable as $$
+  select case when candidate.kind = 'invoice' and candidate.group_id is null and candidate.cancelled_at is null and candidate.funded_at is null then 1 else 0 end
+$$;
+
+create function ivory_is_open_group(candidate issuance_groups) returns integer language sql immutable as $$
+  select case when candidate.kind = 'invoice' and candidate.cancelled_at is null and candidate.paid_issuance_id is null then 1 else 0 end
+$$;
+
+-- A row that was open (was_open 1) or is open (is_open 1) before and after a
+-- change; the missing side of an insert or a delete is null with 0.
+create function ivory_move_open_invoice(
+  was_merchant uuid, was_sandbox boolean, was_open integer,
+  is_merchant uuid, is_sandbox boolean, is_open integer
+) returns void language plpgsql as $$
+begin
+  if was_merchant = is_merchant and was_sandbox = is_sandbox then
+    perform ivory_add_open_invoices(is_merchant, is_sandbox, is_open - was_open);
+    return;
+  end if;
+  if was_open = 1 then
+    perform ivory_add_open_invoices(was_merchant, was_sandbox, -1);
+  end if;
+  if is_open = 1 then
+    perform ivory_add_open_invoices(is_merchant, is_sandbox, 1);
+  end if;
+end
+$$;
+
 create function ivory_tally_open_issuances() returns trigger language plpgsql as $$
-declare
-  was_open integer := 0;
-  is_open integer := 0;
 begin
   -- Creation is the hot path: one upsert, no further call.
   if tg_op = 'INSERT' then
-    if new.kind = 'invoice' and new.group_id is null and new.cancelled_at is null and new.funded_at is null then
+    if ivory_is_open_issuance(new) = 1 then
       insert into open_invoice_tallies as tally (merchant_id, sandbox, slot, open)
       values (new.merchant_id, new.sandbox, pg_backend_pid() % 32, 1)
       on conflict (merchant_id, sandbox, slot) do update set open = tally.open + 1;
     end if;
-    return null;
-  end if;
-  if old.kind = 'invoice' and old.group_id is null and old.cancelled_at is null and old.funded_at is null then
-    was_open := 1;
-  end if;
-  if tg_op = 'DELETE' then
-    perform ivory_add_open_invoices(old.merchant_id, old.sandbox, -was_open);
-    return null;
-  end if;
-  if new.kind = 'invoice' and new.group_id is null and new.cancelled_at is null and new.funded_at is null then
-    is_open := 1;
-  end if;
-  if old.merchant_id = new.merchant_id and old.sandbox = new.sandbox then
-    perform ivory_add_open_invoices(new.merchant_id, new.sandbox, is_open - was_open);
+  elsif tg_op = 'DELETE' then
+    perform ivory_move_open_invoice(old.merchant_id, old.sandbox, ivory_is_open_issuance(old), null, null, 0);
   else
-    perform ivory_add_open_invoices(old.merchant_id, old.sandbox, -was_open);
-    perform ivory_add_open_invoices(new.merchant_id, new.sandbox, is_open);
+    perform ivory_move_open_invoice(old.merchant_id, old.sandbox, ivory_is_open_issuance(old), new.merchant_id, new.sandbox, ivory_is_open_issuance(new));
   end if;
   return null;
 end
 $$;
 
 create function ivory_tally_open_groups() returns trigger language plpgsql as $$
-declare
-  was_open integer := 0;
-  is_open integer := 0;
 begin
-  if tg_op <> 'INSERT' and old.kind = 'invoice' and old.cancelled_at is null and old.paid_issuance_id is null then
-    was_open := 1;
-  end if;
-  if tg_op <> 'DELETE' and new.kind = 'invoice' and new.cancelled_at is null and new.paid_issuance_id is null then
-    is_open := 1;
-  end if;
-  if tg_op = 'DELETE' then
-    perform ivory_add_open_invoices(old.merchant_id, old.sandbox, -was_open);
-  elsif tg_op = 'INSERT' then
-    perform ivory_add_open_invoices(new.merchant_id, new.sandbox, is_open);
-  elsif old.merchant_id = new.merchant_id and old.sandbox = new.sandbox then
-    perform ivory_add_open_invoices(new.merchant_id, new.sandbox, is_open - was_open);
+  if tg_op = 'INSERT' then
+    perform ivory_move_open_invoice(null, null, 0, new.merchant_id, new.sandbox, ivory_is_open_group(new));
+  elsif tg_op = 'DELETE' then
+    perform ivory_move_open_invoice(old.merchant_id, old.sandbox, ivory_is_open_group(old), null, null, 0);
   else
-    perform ivory_add_open_invoices(old.merchant_id, old.sandbox, -was_open);
-    perform ivory_add_open_invoices(new.merchant_id, new.sandbox, is_open);
+    perform ivory_move_open_invoice(old.merchant_id, old.sandbox, ivory_is_open_group(old), new.merchant_id, new.sandbox, ivory_is_open_group(new));
   end if;
   return null;
 end
