@@ -111,3 +111,31 @@ export async function createGrantedSession(app: TestApp, merchantId: string, rol
   await app.context.db.insertInto('grants').values({ id: newId(), merchant_id: merchantId, user_id: user.id, role, shop_id: null }).execute();
   return createSession(app.context.db, user.id);
 }
+
+/**
+ * An open ungrouped invoice as a row, for tests that write issuances directly
+ * (bulk fixtures, live rows the sandbox cannot create): open, expiring a day after `now`.
+ */
+export function openInvoiceRow(owner: { readonly shopId: string; readonly merchantId: string }, publicId: string, now: Date, sandbox = true) {
+  return {
+    id: crypto.randomUUID(),
+    public_id: publicId,
+    shop_id: owner.shopId,
+    merchant_id: owner.merchantId,
+    kind: 'invoice' as const,
+    sandbox,
+    chain_id: BASE,
+    family: 'evm' as const,
+    token: BASE_USDC,
+    token_decimals: 6,
+    amount: usdc(10),
+    status: 'open' as const,
+    payout_target: 'address' as const,
+    fee_bps: 50,
+    fee_minimum: '0',
+    fee_maximum: '0',
+    expires_at: new Date(now.getTime() + 86_400_000),
+    created_at: now,
+    updated_at: now,
+  };
+}

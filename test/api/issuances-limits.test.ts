@@ -2,7 +2,21 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createOwnerWithShop, createShop } from '../support/factories.js';
-import { ARBITRUM, ARBITRUM_USDC, BASE, BASE_USDC, TRON, TRON_USDT, cancel, createDeposit, createInvoice, setEnabled, storedCounts, usdc } from './issuances-helpers.js';
+import {
+  ARBITRUM,
+  ARBITRUM_USDC,
+  BASE,
+  BASE_USDC,
+  TRON,
+  TRON_USDT,
+  cancel,
+  createDeposit,
+  createInvoice,
+  openInvoiceRow,
+  setEnabled,
+  storedCounts,
+  usdc,
+} from './issuances-helpers.js';
 
 // SPEC "Limits": active invoices per merchant (2,000; a group counts once; sandbox and live
 // apart; per-merchant override), deposit addresses per merchant per family (each option its
@@ -109,27 +123,7 @@ describe('SPEC "Limits": active invoices per merchant', () => {
     const now = app.clock.now();
     await app.context.db
       .insertInto('issuances')
-      .values({
-        id: crypto.randomUUID(),
-        public_id: `live-${crypto.randomUUID().slice(0, 8)}`,
-        shop_id: live.id,
-        merchant_id: owner.merchant.id,
-        kind: 'invoice',
-        sandbox: false,
-        chain_id: BASE,
-        family: 'evm',
-        token: BASE_USDC,
-        token_decimals: 6,
-        amount: usdc(10),
-        status: 'open',
-        payout_target: 'address',
-        fee_bps: 50,
-        fee_minimum: '0',
-        fee_maximum: '0',
-        expires_at: new Date(now.getTime() + 86_400_000),
-        created_at: now,
-        updated_at: now,
-      })
+      .values(openInvoiceRow({ shopId: live.id, merchantId: owner.merchant.id }, `live-${crypto.randomUUID().slice(0, 8)}`, now, false))
       .execute();
     expect((await createInvoice(app, owner.key.token, owner.shop.id, invoice)).statusCode).toBe(202);
     expect((await createInvoice(app, owner.key.token, owner.shop.id, invoice)).json().error.code).toBe('active_invoice_limit_reached');
@@ -138,27 +132,9 @@ describe('SPEC "Limits": active invoices per merchant', () => {
   it('the default is 2,000 per merchant', async () => {
     const owner = await ownerWithLimits({});
     const now = app.clock.now();
-    const rows = Array.from({ length: 2_000 }, (_, index) => ({
-      id: crypto.randomUUID(),
-      public_id: `bulk-${owner.merchant.id.slice(0, 8)}-${index}`,
-      shop_id: owner.shop.id,
-      merchant_id: owner.merchant.id,
-      kind: 'invoice' as const,
-      sandbox: true,
-      chain_id: BASE,
-      family: 'evm' as const,
-      token: BASE_USDC,
-      token_decimals: 6,
-      amount: usdc(10),
-      status: 'open' as const,
-      payout_target: 'address' as const,
-      fee_bps: 50,
-      fee_minimum: '0',
-      fee_maximum: '0',
-      expires_at: new Date(now.getTime() + 86_400_000),
-      created_at: now,
-      updated_at: now,
-    }));
+    const rows = Array.from({ length: 2_000 }, (_, index) =>
+      openInvoiceRow({ shopId: owner.shop.id, merchantId: owner.merchant.id }, `bulk-${owner.merchant.id.slice(0, 8)}-${index}`, now),
+    );
     for (let start = 0; start < rows.length; start += 500) {
       await app.context.db.insertInto('issuances').values(rows.slice(start, start + 500)).execute();
     }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOwnerWithShop } from '../support/factories.js';
 import type { TestApp } from '../support/app.js';
 import { admin, createAdminApp } from './admin-helpers.js';
-import { ARBITRUM, ARBITRUM_USDC, BASE, BASE_USDC, cancel, createDeposit, createInvoice, openInvoice, pay, usdc } from './issuances-helpers.js';
+import { ARBITRUM, ARBITRUM_USDC, BASE, BASE_USDC, cancel, createDeposit, createInvoice, openInvoice, openInvoiceRow, pay, usdc } from './issuances-helpers.js';
 
 // SPEC "Limits" (active invoices per merchant) and decision 0005: the shared
 // gate reads the open-invoice tallies that triggers keep, so the tallies must
@@ -102,27 +102,9 @@ describe('open-invoice tallies (the shared gate of SPEC "Limits")', () => {
   it('follow rows written outside the use cases too: a bulk insert, a direct update, a delete', async () => {
     const owner = await createOwnerWithShop(app.context.db);
     const now = app.clock.now();
-    const rows = Array.from({ length: 25 }, (_, index) => ({
-      id: crypto.randomUUID(),
-      public_id: `tally-${owner.merchant.id.slice(0, 8)}-${index}`,
-      shop_id: owner.shop.id,
-      merchant_id: owner.merchant.id,
-      kind: 'invoice' as const,
-      sandbox: true,
-      chain_id: BASE,
-      family: 'evm' as const,
-      token: BASE_USDC,
-      token_decimals: 6,
-      amount: usdc(10),
-      status: 'open' as const,
-      payout_target: 'address' as const,
-      fee_bps: 50,
-      fee_minimum: '0',
-      fee_maximum: '0',
-      expires_at: new Date(now.getTime() + DAY),
-      created_at: now,
-      updated_at: now,
-    }));
+    const rows = Array.from({ length: 25 }, (_, index) =>
+      openInvoiceRow({ shopId: owner.shop.id, merchantId: owner.merchant.id }, `tally-${owner.merchant.id.slice(0, 8)}-${index}`, now),
+    );
     await app.context.db.insertInto('issuances').values(rows).execute();
     expect(await tallied(owner.merchant.id)).toBe(25);
     expect(await tallied(owner.merchant.id, false)).toBe(0);
