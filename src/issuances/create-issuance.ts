@@ -1,23 +1,27 @@
 import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
-import type { ShopIssuanceAccess } from '../merchants/index.js';
+import type { KeptIssuanceAccess, ShopIssuanceAccess } from '../merchants/index.js';
 import type { Catalogue } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
 import { formatDecimal, parseDecimalAmount } from '../money/index.js';
 import { newId, randomBase64url } from '../platform/crypto.js';
-import type { Tx } from '../platform/database/database.js';
-import { addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } from '../limits/index.js';
+import type { Executor, Tx } from '../platform/database/database.js';
+import { activeInvoiceLimit, addressesByFamily, enforceDepositAddressLimit, type InvoiceLimitGate } from '../limits/index.js';
 import type { Issuance, IssuanceGroup, IssuanceKind } from './issuance.js';
 import { parseIssuanceRequest, type IssuanceRequest, type IssuanceRequestBody } from './issuance-request.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
 import type { IdempotencyRecord } from '../platform/database/idempotency.repository.js';
-import { insertGroup, insertIssuances, insertIssuancesReading } from './issuances.repository.js';
+import { insertGroup, insertInvoiceInOneStatement, insertIssuances, insertIssuancesReading } from './issuances.repository.js';
 import { feeTermsKey, planOptions, type PlannedOption } from './plan-options.js';
 
-export interface CreateIssuanceDeps {
+/** What pricing and showing a new issuance take. */
+export interface IssuanceDeps {
   readonly now: Date;
   readonly catalogue: Catalogue;
   readonly adapters: ChainAdapters;
   readonly payUrl: string;
+}
+
+export interface CreateIssuanceDeps extends IssuanceDeps {
   /** Made once per request, outside the transaction (it survives its retries); its lock was taken by the access read. */
   readonly invoiceLimitGate: InvoiceLimitGate;
 }
@@ -49,12 +53,8 @@ export interface CreateIssuanceInput {
 export async function createIssuance(trx: Tx, deps: CreateIssuanceDeps, input: CreateIssuanceInput): Promise<void> {
   const { now } = deps;
   const { access, kind } = input;
-  const { merchantId, shopId, shop } = access;
-  const request = parseIssuanceRequest(kind, input.body, now);
-  const { feeTerms, payoutSetup } = access.terms;
-  // Operator staff's terms (admin PATCH /merchants/{id}/fees), by network and kind.
-  const merchantFeeTerms = new Map(feeTerms.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
-  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop, merchantFeeTerms, payoutSetup });
+  const { merchantId, shop } = access;
+  const { base, options } = planIssuance(deps, access, kind, input.body);
 
   // Stored first, limits checked last (see enforce-limits.ts): a refusal
   // rolls the whole transaction back, so nothing of it remains.
@@ -69,8 +69,7 @@ export async function createIssuance(trx: Tx, deps: CreateIssuanceDeps, input: C
     await enforceDepositAddressLimit(trx, merchantId, shop.sandbox, addressesByFamily(options), true);
   };
 
-  const base = { shopId, merchantId, sandbox: shop.sandbox, now, request };
-  if (!request.grouped) {
+  if (!base.request.grouped) {
     const [only] = options;
     if (only === undefined) throw new Error('a single issuance without its option');
     const issuance = newIssuance(base, only, null, null);
@@ -80,12 +79,58 @@ export async function createIssuance(trx: Tx, deps: CreateIssuanceDeps, input: C
 
   const group: IssuanceGroup = newCommon(base, {
     id: newId<GroupId>(),
-    amount: normalisedGroupAmount(request, options),
+    amount: normalisedGroupAmount(base.request, options),
     paidIssuanceId: null,
   });
   await insertGroup(trx, group);
   const issuances = options.map((option, position) => newIssuance(base, option, group.id, position));
   await store(issuances, groupView(group, issuances, deps.payUrl));
+}
+
+export interface CreateInvoiceInOneStatementInput {
+  /** The shop's terms as this process kept them for the request's API key (src/merchants). */
+  readonly kept: KeptIssuanceAccess;
+  readonly body: IssuanceRequestBody;
+  /** The request's idempotency record holding this answer, written by the same statement. */
+  readonly claimAnswer: (answer: IssuanceView) => IdempotencyRecord;
+}
+
+/**
+ * `createIssuance` for the common case — one invoice, no group, terms kept
+ * from an earlier request — in a single statement outside any transaction
+ * (decision 0019): the issuance, the idempotency record, the check that the
+ * kept terms are still the stored ones and the shared limit gate. That
+ * statement writes all of it or nothing. Returns false, having written
+ * nothing, for a group; throws, having written nothing, when the request is
+ * refused, the terms moved or the limit is near (the caller then takes the
+ * general path, which decides each of these exactly).
+ */
+export async function createInvoiceInOneStatement(db: Executor, deps: IssuanceDeps, input: CreateInvoiceInOneStatementInput): Promise<boolean> {
+  const { kept } = input;
+  const { base, options } = planIssuance(deps, kept.access, 'invoice', input.body);
+  const [only] = options;
+  if (base.request.grouped || only === undefined) return false;
+  const issuance = newIssuance(base, only, null, null);
+  const record = input.claimAnswer(issuanceView(issuance, null, deps.payUrl));
+  await insertInvoiceInOneStatement(db, issuance, record, {
+    shopId: kept.access.shopId,
+    shopStamp: kept.stamps.shop,
+    merchantStamp: kept.stamps.merchant,
+    sandbox: kept.access.shop.sandbox,
+    limit: activeInvoiceLimit(kept.activeInvoiceLimit),
+  });
+  return true;
+}
+
+/** The request checked (SPEC Rules 1–3, amount limits) and priced: one option per asset. */
+function planIssuance(deps: IssuanceDeps, access: ShopIssuanceAccess, kind: IssuanceKind, body: IssuanceRequestBody) {
+  const request = parseIssuanceRequest(kind, body, deps.now);
+  const { feeTerms, payoutSetup } = access.terms;
+  // Operator staff's terms (admin PATCH /merchants/{id}/fees), by network and kind.
+  const merchantFeeTerms = new Map(feeTerms.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
+  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: access.shop, merchantFeeTerms, payoutSetup });
+  const base: NewIssuanceBase = { shopId: access.shopId, merchantId: access.merchantId, sandbox: access.shop.sandbox, now: deps.now, request };
+  return { base, options };
 }
 
 interface NewIssuanceBase {

@@ -3,7 +3,8 @@ import { compiledTemplate } from '../platform/database/compiled-query.js';
 import { insertIdempotencyRecord, type IdempotencyRecord } from '../platform/database/idempotency.repository.js';
 import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
+import { enterSharedInvoiceGate, whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
+import { lockCurrentIssuingShop } from '../merchants/index.js';
 import type { Database, IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
 import { units18 } from '../money/index.js';
@@ -129,6 +130,35 @@ interface CountedInsertInput {
 }
 type CountedInsert<State> = (executor: Executor, shape: string, input: CountedInsertInput) => Promise<State[]>;
 const countedInserts = new Map<string, CountedInsert<unknown>>();
+
+/** What the one-statement creation checks before it writes: the kept terms still current, the shared gate's admission. */
+export interface OneStatementChecks {
+  readonly shopId: string;
+  readonly shopStamp: string;
+  readonly merchantStamp: string;
+  readonly sandbox: boolean;
+  /** The merchant's active-invoice limit, from the kept override. */
+  readonly limit: number;
+}
+
+/**
+ * One invoice, its idempotency record, and the checks of `checks`, in one
+ * statement run outside any transaction (`createInvoiceInOneStatement`).
+ * Either check raising aborts the whole statement, so nothing is written
+ * unless both passed; the gate's count reads a snapshot taken after its lock
+ * whenever the inserts of the WITH clauses run. Compiled once (`compiledTemplate`).
+ */
+export async function insertInvoiceInOneStatement(executor: Executor, issuance: Issuance, record: IdempotencyRecord, checks: OneStatementChecks): Promise<void> {
+  await oneStatementInsert(executor, 'one', { record, rows: issuanceRows([issuance]), checks });
+}
+
+const oneStatementInsert = compiledTemplate(
+  (executor, input: { readonly record: IdempotencyRecord; readonly rows: ReturnType<typeof issuanceRows>; readonly checks: OneStatementChecks }) =>
+    executor
+      .with('claimed', (db) => insertIdempotencyRecord(db, input.record))
+      .with('inserted', (db) => db.insertInto('issuances').values(input.rows))
+      .selectNoFrom(enterSharedInvoiceGate(lockCurrentIssuingShop(input.checks), input.checks.sandbox, input.checks.limit).as('open_invoices')),
+);
 
 function issuanceRows(issuances: readonly Issuance[]) {
   return issuances.map((issuance) => ({

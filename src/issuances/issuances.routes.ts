@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import { replyShopIdempotent, requireShopAccess, requireShopAccessForIssuance } from '../merchants/index.js';
+import { IssuanceAccessCache, isIssuanceAccessMoved, replyShopIdempotent, requireShopAccess, requireShopAccessForIssuance } from '../merchants/index.js';
 import type { AppContext } from '../app-context.js';
-import { runIdempotentClaimingLast, sendAnswer } from '../platform/http/idempotency.js';
+import { runIdempotentClaimingLast, runIdempotentInOneStatement, sendAnswer } from '../platform/http/idempotency.js';
 import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
-import { createIssuance } from './create-issuance.js';
-import { withInvoiceLimitGate } from '../limits/index.js';
+import { createInvoiceInOneStatement, createIssuance } from './create-issuance.js';
+import { isNearInvoiceLimit, withInvoiceLimitGate } from '../limits/index.js';
 import { getIssuance } from './get-issuance.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
 
@@ -37,8 +37,11 @@ const CREATE_FIELD_ERRORS = {
 
 const DepositPatchBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
-/** SPEC "Invoices and deposits". */
-export async function issuancesRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+/**
+ * SPEC "Invoices and deposits". `accessCache` keeps the issuance terms API
+ * keys were granted, for invoice creation in one statement.
+ */
+export async function issuancesRoutes(api: IvoryServer, context: AppContext, accessCache = new IssuanceAccessCache()): Promise<void> {
   const { db, clock, catalogue, config } = context;
   const adapters = context.chains;
   const payUrl = config.payUrl;
@@ -49,10 +52,27 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext): Pr
       { schema: { params: ShopParams, body: CreateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: CREATE_FIELD_ERRORS } },
       async (request, reply) => {
         const principal = principalOf(request);
+        const kept = kind === 'invoice' ? accessCache.accessFor(principal, request.params.shop_id) : undefined;
+        if (kept !== undefined) {
+          // One statement, or nothing written and the general path below (decision 0019).
+          const answer = await runIdempotentInOneStatement(
+            db,
+            request,
+            reply,
+            (executor, claim) =>
+              createInvoiceInOneStatement(executor, { now: clock.now(), catalogue, adapters, payUrl }, { kept, body: request.body, claimAnswer: (body) => claim.claim(202, body) }),
+            (error) => {
+              if (!isIssuanceAccessMoved(error)) return isNearInvoiceLimit(error);
+              accessCache.forget(kept.access.shopId); // the general path reads the terms again
+              return true;
+            },
+          );
+          if (answer !== undefined) return sendAnswer(reply, answer);
+        }
         const answer = await withInvoiceLimitGate((invoiceLimitGate) =>
           runIdempotentClaimingLast(db, request, reply, async (trx, claim) => {
             const gateLock = kind === 'invoice' ? invoiceLimitGate.lockOn : undefined;
-            const access = await requireShopAccessForIssuance(trx, principal, request.params.shop_id, gateLock);
+            const access = await requireShopAccessForIssuance(trx, principal, request.params.shop_id, gateLock, accessCache);
             await createIssuance(
               trx,
               { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },

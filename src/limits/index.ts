@@ -20,3 +20,4 @@ export {
   type InvoiceLimitGate,
 } from './enforce-limits.js';
 export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
+export { enterSharedInvoiceGate, isNearInvoiceLimit } from './limits.repository.js';

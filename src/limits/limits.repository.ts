@@ -63,23 +63,35 @@ export async function countActiveDepositAddresses(
   );
 }
 
-/** Advisory-lock class of the active-invoice limit gate (the other key is the merchant and mode). */
-const INVOICE_LIMIT_GATE = 7_201_626;
-
 /**
  * The merchant's active-invoice gate (sandbox and live apart), held until
  * commit once evaluated: `shared` lets creations run side by side,
  * `exclusive` waits for all of them and keeps new ones out. An expression over
  * the shop's columns, not a statement: the access read of the creation
  * evaluates it, so it costs no round trip of its own and is held before
- * anything is counted. A hash collision between two merchants only makes them
- * wait for each other; it never lets a count be wrong.
+ * anything is counted. The lock's key is said once, in SQL
+ * (`ivory_take_invoice_gate`, migrations/202611260040), for this and for the
+ * one-statement creation's `enterSharedInvoiceGate`.
  */
 export function invoiceLimitGateLock(merchantId: Expression<string>, sandbox: Expression<boolean>, mode: 'shared' | 'exclusive'): RawBuilder<unknown> {
-  const key = sql`hashtext(${merchantId}::text || case when ${sandbox} then ':sandbox' else ':live' end)`;
-  return mode === 'shared'
-    ? sql`pg_advisory_xact_lock_shared(${INVOICE_LIMIT_GATE}, ${key})`
-    : sql`pg_advisory_xact_lock(${INVOICE_LIMIT_GATE}, ${key})`;
+  return sql`ivory_take_invoice_gate(${merchantId}, ${sandbox}, ${sql.lit(mode === 'exclusive')})`;
+}
+
+/**
+ * The shared gate entered inside one statement (the one-statement invoice
+ * creation, decision 0019): takes the lock, then reads the tallies with a
+ * snapshot of its own taken after it, and evaluates to the open count when
+ * the shared gate admits one more invoice (`open + 1 + max_connections <=
+ * limit`, as `InvoiceLimitGate.admit` judges). Nearer the limit it raises
+ * `IV002`, which aborts the statement: the exclusive gate must decide.
+ */
+export function enterSharedInvoiceGate(merchantId: Expression<string>, sandbox: boolean, limit: number): RawBuilder<string> {
+  return sql<string>`ivory_enter_shared_invoice_gate(${merchantId}, ${sandbox}, ${limit})`;
+}
+
+/** The error of `enterSharedInvoiceGate` near the limit. */
+export function isNearInvoiceLimit(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'IV002';
 }
 
 export interface InvoiceLimitState {

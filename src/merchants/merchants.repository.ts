@@ -69,6 +69,10 @@ export interface ShopColumns {
 
 export interface ShopForIssuance extends ShopWithMerchantStanding {
   readonly terms: MerchantIssuanceTerms;
+  /** The merchant's active-invoice limit override (SPEC "Limits"; null: the default). */
+  readonly activeInvoiceLimit: number | null;
+  /** The merchant row's view stamp: with the shop's (`shop.view_stamp`), it moves whenever anything above does. */
+  readonly merchantViewStamp: string;
 }
 
 /**
@@ -95,10 +99,19 @@ export async function findShopForIssuance(
     merchant_tron_enabled: tronEnabled,
     merchant_fee_terms: feeTerms,
     merchant_wallets: wallets,
+    merchant_active_invoice_limit: activeInvoiceLimit,
+    merchant_view_stamp: merchantViewStamp,
     also_evaluated: _evaluated,
     ...shop
   } = row;
-  return { shop, merchantBlockedAt, merchantBlockedReason, terms: { feeTerms: feeTerms.map(feeTermsOf), payoutSetup: payoutSetupOf(wallets, tronEnabled) } };
+  return {
+    shop,
+    merchantBlockedAt,
+    merchantBlockedReason,
+    terms: { feeTerms: feeTerms.map(feeTermsOf), payoutSetup: payoutSetupOf(wallets, tronEnabled) },
+    activeInvoiceLimit,
+    merchantViewStamp,
+  };
 }
 
 /**
@@ -119,6 +132,8 @@ function selectShopForIssuance(db: Executor, shopId: string, alsoEvaluate?: (sho
         'merchants.blocked_at as merchant_blocked_at',
         'merchants.blocked_reason as merchant_blocked_reason',
         'merchants.tron_enabled as merchant_tron_enabled',
+        'merchants.active_invoice_limit as merchant_active_invoice_limit',
+        'merchants.view_stamp as merchant_view_stamp',
         jsonArrayFrom(selectFeeTerms(db, merchantId)).as('merchant_fee_terms'),
         jsonArrayFrom(selectServiceWallets(db, merchantId)).as('merchant_wallets'),
         (alsoEvaluate === undefined ? sql<unknown>`null` : alsoEvaluate({ merchantId, sandbox: eb.ref('shops.sandbox') })).as('also_evaluated'),

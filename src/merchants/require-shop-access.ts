@@ -5,6 +5,7 @@ import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import type { AliasableExpression } from 'kysely';
 import type { MerchantIssuanceTerms } from './merchant-controls.repository.js';
+import type { IssuanceAccessCache } from './issuance-access-cache.js';
 import {
   findMerchant,
   findShopForAccess,
@@ -92,19 +93,25 @@ export interface ShopIssuanceAccess extends ShopAccess {
  * with the merchant's issuance terms read in the same round trip, the merchant
  * held FOR KEY SHARE to commit (a block either waits for this creation or is
  * seen by it) and `alsoEvaluate` evaluated there (the active-invoice gate's
- * lock, src/limits) — decision 0019.
+ * lock, src/limits) — decision 0019. An API key's granted access is kept in
+ * `keepIn`, for the next creation's one-statement path.
  */
 export async function requireShopAccessForIssuance(
   db: Executor,
   principal: Principal,
   shopId: string,
   alsoEvaluate?: (shop: ShopColumns) => AliasableExpression<unknown>,
+  keepIn?: IssuanceAccessCache,
 ): Promise<ShopIssuanceAccess> {
   if (principal.kind === 'session') await requireUserMayAct(db, principal.userId);
   if (!isUuid(shopId)) throw new IvoryError('shop_not_found');
   const found = await findShopForIssuance(db, shopId, alsoEvaluate);
   if (found === undefined) throw new IvoryError('shop_not_found');
-  return { ...(await judgeShopAccess(db, principal, found, 'write')), terms: found.terms };
+  const access = { ...(await judgeShopAccess(db, principal, found, 'write')), terms: found.terms };
+  if (principal.kind === 'api_key') {
+    keepIn?.keep({ access, activeInvoiceLimit: found.activeInvoiceLimit, stamps: { shop: found.shop.view_stamp, merchant: found.merchantViewStamp } });
+  }
+  return access;
 }
 
 async function judgeShopAccess(db: Executor, principal: Principal, found: ShopWithMerchantStanding | undefined, need: AccessNeed): Promise<ShopAccess> {

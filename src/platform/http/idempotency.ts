@@ -142,32 +142,85 @@ export async function runIdempotentClaimingLast(
   reply: FastifyReply,
   work: (trx: Tx, answer: AnswerClaim) => Promise<void>,
 ): Promise<SentAnswer> {
-  const principal = request.principal;
-  if (principal === null) throw new IvoryError('unauthorized');
-  const id = { scope: principalBucket(principal), key: readIdempotencyKey(request) };
-  const requestHash = fingerprint(request);
-
-  let claimed: { readonly status: number; readonly payload: Buffer } | undefined;
+  const claims = new KeyClaims(request, reply);
   try {
     await inTransaction(db, async (trx) => {
-      claimed = undefined;
-      await work(trx, {
-        claim: (status, body) => {
-          const payload = serializeFor(reply, status, body);
-          claimed = { status, payload };
-          return { scope: id.scope, key: id.key, requestHash, status, contentType: JSON_CONTENT_TYPE, bytes: payload, sealed: false };
-        },
-      });
-      if (claimed === undefined) throw new Error('the use case ended without claiming its Idempotency-Key');
+      claims.reset();
+      await work(trx, claims);
+      claims.made();
     });
   } catch (error) {
     if (!(error instanceof IvoryError) && !isIdempotencyKeyTaken(error)) throw error;
-    const existing = await findIdempotentResponse(db, id);
+    const existing = await findIdempotentResponse(db, claims.id);
     if (existing === undefined) throw error;
-    return replayOf(existing, requestHash, reply, {});
+    return replayOf(existing, claims.requestHash, reply, {});
   }
-  if (claimed === undefined) throw new Error('unreachable: the transaction committed without a claim');
-  return { status: claimed.status, contentType: JSON_CONTENT_TYPE, payload: claimed.payload, replayed: false };
+  return claims.sent();
+}
+
+/**
+ * `runIdempotentClaimingLast` in one statement and no transaction, for the
+ * hottest path (invoice creation with terms this process kept, decision
+ * 0019): `work` runs on the pool and writes everything, the claim with its
+ * answer included, in a single statement — or nothing. The answer when it
+ * did; undefined when it wrote nothing, which sends the request down the
+ * general path, where everything is checked again and answered exactly
+ * (refusals, replays of a taken key, the limit's exclusive gate). That is the
+ * case when `work` returns false, refuses (IvoryError), finds the key taken,
+ * or fails as `fallsBack` says (its statement's own refusals).
+ */
+export async function runIdempotentInOneStatement(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (db: Db, answer: AnswerClaim) => Promise<boolean>,
+  fallsBack: (error: unknown) => boolean,
+): Promise<SentAnswer | undefined> {
+  const claims = new KeyClaims(request, reply);
+  try {
+    if (!(await work(db, claims))) return undefined;
+  } catch (error) {
+    if (error instanceof IvoryError || isIdempotencyKeyTaken(error) || fallsBack(error)) return undefined;
+    throw error;
+  }
+  return claims.sent();
+}
+
+/** The Idempotency-Key of a request and the answer its use case claimed it with. */
+class KeyClaims implements AnswerClaim {
+  readonly id: { readonly scope: string; readonly key: string };
+  readonly requestHash: string;
+  #claimed: { readonly status: number; readonly payload: Buffer } | undefined;
+
+  constructor(
+    request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {
+    const principal = request.principal;
+    if (principal === null) throw new IvoryError('unauthorized');
+    this.id = { scope: principalBucket(principal), key: readIdempotencyKey(request) };
+    this.requestHash = fingerprint(request);
+  }
+
+  claim(status: number, body: unknown): IdempotencyRecord {
+    const payload = serializeFor(this.reply, status, body);
+    this.#claimed = { status, payload };
+    return { ...this.id, requestHash: this.requestHash, status, contentType: JSON_CONTENT_TYPE, bytes: payload, sealed: false };
+  }
+
+  /** A transaction run again forgets what its first run claimed. */
+  reset(): void {
+    this.#claimed = undefined;
+  }
+
+  made(): void {
+    if (this.#claimed === undefined) throw new Error('the use case ended without claiming its Idempotency-Key');
+  }
+
+  sent(): SentAnswer {
+    if (this.#claimed === undefined) throw new Error('the use case stored its work without claiming its Idempotency-Key');
+    return { status: this.#claimed.status, contentType: JSON_CONTENT_TYPE, payload: this.#claimed.payload, replayed: false };
+  }
 }
 
 /** Sends an answer of `runIdempotent` as it was stored: no second serialization. */
