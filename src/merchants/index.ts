@@ -2,7 +2,8 @@
 export { merchantsRoutes } from './merchants.routes.js';
 export { requireMerchantAccess, requireShopAccess, requireShopAccessForIssuance, roleAllows } from './require-shop-access.js';
 export { replyShopIdempotent } from './reply-shop-idempotent.js';
-export { IssuanceAccessCache, isIssuanceAccessMoved, lockCurrentIssuingShop } from './issuance-access-cache.js';
+export { IssuanceAccessCache } from './issuance-access-cache.js';
+export { isIssuanceAccessMoved, lockCurrentIssuingShop } from './merchants.repository.js';
 export type { KeptIssuanceAccess } from './issuance-access-cache.js';
 export type { AccessNeed, MerchantAccess, ShopAccess, ShopIssuanceAccess } from './require-shop-access.js';
 export type { ShopColumns } from './merchants.repository.js';

@@ -1,4 +1,3 @@
-import { sql, type RawBuilder } from 'kysely';
 import type { Principal } from '../platform/http/principal.js';
 import type { ShopIssuanceAccess } from './require-shop-access.js';
 
@@ -16,7 +15,7 @@ export interface KeptIssuanceAccess {
  * setup, limit override) as this process last read them for an API key, so
  * that invoice creation can skip its access read and run in one statement
  * (decision 0019). Never trusted on its own: that statement checks the stamps
- * against the stored rows (`lockCurrentIssuingShop`) and writes nothing when
+ * against the stored rows (`lockCurrentIssuingShop`, merchants.repository.ts) and writes nothing when
  * either moved; the request then takes the general path, which reads again.
  * Only granted access is kept (not blocked, not archived), and only handed to
  * an API key of that very shop. Bounded: the oldest entry goes first.
@@ -50,19 +49,4 @@ export class IssuanceAccessCache {
   get size(): number {
     return this.#entries.size;
   }
-}
-
-/**
- * SQL that holds the kept access's merchant FOR KEY SHARE to commit, as the
- * access read does, and evaluates to the merchant id while both stamps are
- * still the stored ones; otherwise it raises `IV001`
- * (migrations/202611260040), which aborts the statement around it.
- */
-export function lockCurrentIssuingShop(kept: { readonly shopId: string; readonly shopStamp: string; readonly merchantStamp: string }): RawBuilder<string> {
-  return sql<string>`ivory_lock_current_issuing_shop(${kept.shopId}, ${kept.shopStamp}, ${kept.merchantStamp})`;
-}
-
-/** The error of `lockCurrentIssuingShop` when the kept access is no longer current. */
-export function isIssuanceAccessMoved(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'IV001';
 }

@@ -1,4 +1,4 @@
-import { sql, type AliasableExpression, type Expression, type InferResult, type Selectable, type Updateable } from 'kysely';
+import { sql, type AliasableExpression, type Expression, type InferResult, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import { compiledOnce } from '../platform/database/compiled-query.js';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { feeTermsOf, selectFeeTerms, type MerchantIssuanceTerms } from './merchant-controls.repository.js';
@@ -262,4 +262,19 @@ export async function insertBrandingAsset(db: Executor, asset: { id: string; sho
     .insertInto('branding_assets')
     .values({ id: asset.id, shop_id: asset.shopId, content_type: 'image/png', bytes: asset.bytes, sha256: asset.sha256, created_at: asset.now })
     .execute();
+}
+
+/**
+ * SQL that holds the kept access's merchant FOR KEY SHARE to commit, as the
+ * access read does, and evaluates to the merchant id while both stamps are
+ * still the stored ones; otherwise it raises `IV001`
+ * (migrations/202611260040), which aborts the statement around it.
+ */
+export function lockCurrentIssuingShop(kept: { readonly shopId: string; readonly shopStamp: string; readonly merchantStamp: string }): RawBuilder<string> {
+  return sql<string>`ivory_lock_current_issuing_shop(${kept.shopId}, ${kept.shopStamp}, ${kept.merchantStamp})`;
+}
+
+/** The error of `lockCurrentIssuingShop` when the kept access is no longer current. */
+export function isIssuanceAccessMoved(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'IV001';
 }
