@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256Hex } from '../crypto.js';
 import { inTransaction, type Db, type Tx } from '../database/database.js';
+import { isRetryableTransactionError } from '../database/retry.js';
 import {
   claimIdempotencyKey,
   findIdempotentResponse,
@@ -167,7 +168,9 @@ export async function runIdempotentClaimingLast(
  * general path, where everything is checked again and answered exactly
  * (refusals, replays of a taken key, the limit's exclusive gate). That is the
  * case when `work` returns false, refuses (IvoryError), finds the key taken,
- * or fails as `fallsBack` says (its statement's own refusals).
+ * fails as a transaction would be run again for (deadlock, a statement
+ * prepared before a migration), or fails as `fallsBack` says (its statement's
+ * own refusals).
  */
 export async function runIdempotentInOneStatement(
   db: Db,
@@ -180,7 +183,7 @@ export async function runIdempotentInOneStatement(
   try {
     if (!(await work(db, claims))) return undefined;
   } catch (error) {
-    if (error instanceof IvoryError || isIdempotencyKeyTaken(error) || fallsBack(error)) return undefined;
+    if (error instanceof IvoryError || isIdempotencyKeyTaken(error) || isRetryableTransactionError(error) || fallsBack(error)) return undefined;
     throw error;
   }
   return claims.sent();
