@@ -14,9 +14,10 @@ export interface KeptIssuanceAccess {
  * The issuance terms of shops (shop row, merchant standing, fee terms, payout
  * setup, limit override) as this process last read them for an API key, so
  * that invoice creation can skip its access read and run in one statement
- * (decision 0019). Never trusted on its own: that statement checks the stamps
- * against the stored rows (`lockCurrentIssuingShop`, merchants.repository.ts) and writes nothing when
- * either moved; the request then takes the general path, which reads again.
+ * (decision 0019). Never trusted on its own: that statement checks the
+ * stamps against the stored rows (`lockCurrentIssuingShop`) and writes
+ * nothing when either moved; the request then takes the general path, which
+ * reads again.
  * Only granted access is kept (not blocked, not archived), and only handed to
  * an API key of that very shop. Bounded: the oldest entry goes first.
  */
@@ -44,9 +45,5 @@ export class IssuanceAccessCache {
 
   forget(shopId: string): void {
     this.#entries.delete(shopId);
-  }
-
-  get size(): number {
-    return this.#entries.size;
   }
 }
