@@ -8,7 +8,7 @@
 --    merchant row, whose trigger then moves its stamp.
 create function ivory_touch_merchant_of_row() returns trigger language plpgsql as $$
 begin
-  if tg_op in ('UPDATE', 'DELETE') then
+  if tg_op = 'DELETE' or (tg_op = 'UPDATE' and old.merchant_id is distinct from new.merchant_id) then
     update merchants set view_stamp = view_stamp where id = old.merchant_id;
   end if;
   if tg_op in ('INSERT', 'UPDATE') then
