@@ -3,7 +3,7 @@ import { compiledTemplate } from '../platform/database/compiled-query.js';
 import { insertIdempotencyRecord, type IdempotencyRecord } from '../platform/database/idempotency.repository.js';
 import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { enterSharedInvoiceGate, whereOpenInvoiceGroup, whereOpenSingleInvoice } from '../limits/index.js';
+import { enterSharedInvoiceGate, whereOpenInvoiceGroup, whereOpenSingleInvoice, type InvoiceLimitStateValues } from '../limits/index.js';
 import { lockCurrentIssuingShop } from '../merchants/index.js';
 import type { Database, IssuanceGroupsTable, IssuancesTable, IssuanceStatus } from '../platform/database/schema.js';
 import type { Issuance, IssuanceGroup } from './issuance.js';
@@ -90,14 +90,8 @@ export async function insertIssuances(trx: Tx, issuances: readonly Issuance[], r
 export interface StateRead<State> {
   /** Names the SQL of `select` (the gate's mode): one compiled statement per name and row count. */
   readonly name: string;
-  readonly select: (executor: Executor, values: StateValues) => SelectQueryBuilder<Database, never, State>;
-  readonly values: StateValues;
-}
-
-export interface StateValues {
-  readonly merchantId: string;
-  readonly sandbox: boolean;
-  readonly now: Date;
+  readonly select: (executor: Executor, values: InvoiceLimitStateValues) => SelectQueryBuilder<Database, never, State>;
+  readonly values: InvoiceLimitStateValues;
 }
 
 /**
@@ -126,7 +120,7 @@ export async function insertIssuancesReading<State>(trx: Tx, issuances: readonly
 interface CountedInsertInput {
   readonly record: IdempotencyRecord;
   readonly rows: ReturnType<typeof issuanceRows>;
-  readonly state: StateValues;
+  readonly state: InvoiceLimitStateValues;
 }
 type CountedInsert<State> = (executor: Executor, shape: string, input: CountedInsertInput) => Promise<State[]>;
 const countedInserts = new Map<string, CountedInsert<unknown>>();

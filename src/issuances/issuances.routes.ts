@@ -61,11 +61,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
             reply,
             (executor, claim) =>
               createInvoiceInOneStatement(executor, { now: clock.now(), catalogue, adapters, payUrl }, { kept, body: request.body, claimAnswer: (body) => claim.claim(202, body) }),
-            (error) => {
-              if (!isIssuanceAccessMoved(error)) return isNearInvoiceLimit(error);
-              accessCache.forget(kept.access.shopId); // the general path reads the terms again
-              return true;
-            },
+            (error) => isIssuanceAccessMoved(error) || isNearInvoiceLimit(error),
           );
           if (answer !== undefined) return sendAnswer(reply, answer);
         }

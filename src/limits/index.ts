@@ -18,6 +18,7 @@ export {
   lockMerchantForLimits,
   withInvoiceLimitGate,
   type InvoiceLimitGate,
+  type InvoiceLimitStateValues,
 } from './enforce-limits.js';
 export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
 export { enterSharedInvoiceGate, isNearInvoiceLimit } from './limits.repository.js';

@@ -3,6 +3,7 @@ import type { Database } from '../platform/database/schema.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
 import { countRows } from '../platform/database/count-rows.js';
+import { sqlStateOf } from '../platform/database/retry.js';
 import type { NetworkFamily } from '../catalogue/index.js';
 
 /** SQL behind SPEC "Limits": the merchant's overrides (locked) and the active counts. */
@@ -91,7 +92,7 @@ export function enterSharedInvoiceGate(merchantId: Expression<string>, sandbox: 
 
 /** The error of `enterSharedInvoiceGate` near the limit. */
 export function isNearInvoiceLimit(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'IV002';
+  return sqlStateOf(error) === 'IV002';
 }
 
 export interface InvoiceLimitState {

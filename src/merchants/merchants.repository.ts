@@ -5,6 +5,7 @@ import { feeTermsOf, selectFeeTerms, type MerchantIssuanceTerms } from './mercha
 import { payoutSetupOf, selectServiceWallets } from './service-wallets.repository.js';
 import type { Executor } from '../platform/database/database.js';
 import { countRows } from '../platform/database/count-rows.js';
+import { sqlStateOf } from '../platform/database/retry.js';
 import type { MerchantsTable, PayoutTarget, Role, ShopsTable } from '../platform/database/schema.js';
 
 export type ShopRow = Selectable<ShopsTable>;
@@ -276,5 +277,5 @@ export function lockCurrentIssuingShop(kept: { readonly shopId: string; readonly
 
 /** The error of `lockCurrentIssuingShop` when the kept access is no longer current. */
 export function isIssuanceAccessMoved(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'IV001';
+  return sqlStateOf(error) === 'IV001';
 }

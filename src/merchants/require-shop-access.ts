@@ -105,12 +105,14 @@ export async function requireShopAccessForIssuance(
 ): Promise<ShopIssuanceAccess> {
   if (principal.kind === 'session') await requireUserMayAct(db, principal.userId);
   if (!isUuid(shopId)) throw new IvoryError('shop_not_found');
+  // Only API keys' access is kept; kept again below only if granted again, so
+  // a refused shop is not tried in one statement until then.
+  const kept = principal.kind === 'api_key' ? keepIn : undefined;
+  kept?.forget(shopId);
   const found = await findShopForIssuance(db, shopId, alsoEvaluate);
   if (found === undefined) throw new IvoryError('shop_not_found');
   const access = { ...(await judgeShopAccess(db, principal, found, 'write')), terms: found.terms };
-  if (principal.kind === 'api_key') {
-    keepIn?.keep({ access, activeInvoiceLimit: found.activeInvoiceLimit, stamps: { shop: found.shop.view_stamp, merchant: found.merchantViewStamp } });
-  }
+  kept?.keep({ access, activeInvoiceLimit: found.activeInvoiceLimit, stamps: { shop: found.shop.view_stamp, merchant: found.merchantViewStamp } });
   return access;
 }
 

@@ -1,9 +1,15 @@
+/** The SQLSTATE a database error carries (both drivers put it in `code`), or undefined. */
+export function sqlStateOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** SQLSTATEs after which the whole transaction can simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
 
 export function isRetryableTransactionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && RETRYABLE.has(code)) || isStalePreparedStatement(error);
+  const code = sqlStateOf(error);
+  return (code !== undefined && RETRYABLE.has(code)) || isStalePreparedStatement(error);
 }
 
 /**

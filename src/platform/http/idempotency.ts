@@ -148,7 +148,7 @@ export async function runIdempotentClaimingLast(
     await inTransaction(db, async (trx) => {
       claims.reset();
       await work(trx, claims);
-      claims.made();
+      claims.sent(); // throws inside the transaction, so unclaimed work rolls back
     });
   } catch (error) {
     if (!(error instanceof IvoryError) && !isIdempotencyKeyTaken(error)) throw error;
@@ -216,12 +216,9 @@ class KeyClaims implements AnswerClaim {
     this.#claimed = undefined;
   }
 
-  made(): void {
-    if (this.#claimed === undefined) throw new Error('the use case ended without claiming its Idempotency-Key');
-  }
-
+  /** The claimed answer as it is sent; throws when the use case claimed nothing. */
   sent(): SentAnswer {
-    if (this.#claimed === undefined) throw new Error('the use case stored its work without claiming its Idempotency-Key');
+    if (this.#claimed === undefined) throw new Error('the use case ended without claiming its Idempotency-Key');
     return { status: this.#claimed.status, contentType: JSON_CONTENT_TYPE, payload: this.#claimed.payload, replayed: false };
   }
 }
