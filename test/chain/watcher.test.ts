@@ -349,6 +349,45 @@ describe('EVM watcher: RPC trouble and concurrency', () => {
     }
   });
 
+  it('a node whose head goes back below blocks already scanned reverts nothing, and scanning resumes without a gap once it catches up', async () => {
+    const { anvil, usdc, network, mint } = await chain();
+    const proxy = await startRpcProxy(anvil.rpcUrl);
+    try {
+      const invoices = await Promise.all([0, 1].map(() => openInvoice(anvil.chainId, usdc, 10_000_000n)));
+      const job = watcher(network({ rpcUrl: proxy.url }));
+      await anvil.client.mine({ blocks: 10 });
+      for (const invoice of invoices) await mint(invoice.address, 10_000_000n);
+      await anvil.client.mine({ blocks: 2 });
+      await catchUp(job);
+      for (const invoice of invoices) expect((await issuance(invoice.id)).status).toBe('funded');
+      const scanned = await scanStatus(handle.db, anvil.chainId);
+
+      // The node answers a head 8 blocks below one already seen, and knows
+      // neither those blocks nor the payments mined in them.
+      proxy.laggingAt = (scanned.lastScannedBlock as bigint) - 8n;
+      for (let pass = 0; pass < 5; pass += 1) await job.run();
+      expect((await scanStatus(handle.db, anvil.chainId)).lastScannedBlock).toBe(scanned.lastScannedBlock);
+      for (const invoice of invoices) {
+        expect((await issuance(invoice.id)).status).toBe('funded');
+        expect((await issuance(invoice.id)).received).toBe('10000000');
+        expect((await ledgerTransfers(invoice.id)).map((row) => row.status)).toEqual(['confirmed']);
+        expect((await eventsOf(invoice.id)).map((event) => event.type)).toEqual(['transfer.observed', 'transfer.confirmed']);
+      }
+
+      // Back in step: a later payment is credited and no block was skipped.
+      proxy.laggingAt = null;
+      const late = await openInvoice(anvil.chainId, usdc, 5_000_000n);
+      await mint(late.address, 5_000_000n);
+      await anvil.client.mine({ blocks: 2 });
+      await untilScanned(job, anvil.chainId, await anvil.client.getBlockNumber());
+      expect((await ledgerTransfers(late.id)).map((row) => row.status)).toEqual(['confirmed']);
+      expectContiguous(proxy.acceptedRanges, network().startBlock, await anvil.client.getBlockNumber());
+      for (const invoice of invoices) expect((await eventsOf(invoice.id)).map((event) => event.type)).not.toContain('transfer.reverted');
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('shrinks the block range on a provider limit and never skips a block', async () => {
     const { anvil, usdc, network, mint } = await chain();
     const proxy = await startRpcProxy(anvil.rpcUrl);
@@ -497,9 +536,22 @@ async function deployBatcher(anvil: Anvil): Promise<{ address: Address; abi: Abi
   return { address: receipt.contractAddress as Address, abi: compiled.abi };
 }
 
+/** A block or receipt above `head` is unknown to a node that has only reached `head`. */
+function asLaggingNode(answer: string, head: bigint): string {
+  const parsed = JSON.parse(answer) as { result?: { blockNumber?: string; number?: string } | null };
+  const block = parsed.result?.blockNumber ?? parsed.result?.number;
+  if (typeof block === 'string' && BigInt(block) > head) return JSON.stringify({ ...parsed, result: null });
+  return answer;
+}
+
 interface RpcProxy {
   readonly url: string;
   mode: 'forward' | 'refuse' | 'hang';
+  /**
+   * When set, the proxy is a node that has only reached this block: its head,
+   * no block above it, no receipt of a transaction mined above it.
+   */
+  laggingAt: bigint | null;
   /** eth_getLogs spanning more blocks than this is answered with a provider's range error. */
   maxRange: number;
   readonly acceptedRanges: [bigint, bigint][];
@@ -517,6 +569,7 @@ async function startRpcProxy(target: string): Promise<RpcProxy> {
   const state: RpcProxy = {
     url: '',
     mode: 'forward',
+    laggingAt: null,
     maxRange: Number.POSITIVE_INFINITY,
     acceptedRanges: [],
     refusedRanges: [],
@@ -547,9 +600,16 @@ async function startRpcProxy(target: string): Promise<RpcProxy> {
         response.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query exceeds max block range ${state.maxRange}` } }));
         return;
       }
+      const lagging = state.laggingAt;
+      if (lagging !== null && call.method === 'eth_blockNumber') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: `0x${lagging.toString(16)}` }));
+        return;
+      }
       fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
         .then(async (answer) => {
-          const text = await answer.text();
+          let text = await answer.text();
+          if (lagging !== null) text = asLaggingNode(text, lagging);
           if (range !== null && answer.ok && !text.includes('"error"')) state.acceptedRanges.push(range);
           response.writeHead(answer.status, { 'content-type': 'application/json' });
           response.end(text);

@@ -75,6 +75,8 @@ export class EvmWatcherJob implements Job {
   readonly #backoff: { readonly initialMs: number; readonly maxMs: number };
   #failures = 0;
   #retryAt = 0;
+  /** The node's head is below the cursor (warned once per episode). */
+  #behind = false;
 
   constructor(deps: EvmWatcherDeps) {
     const { network, options = {} } = deps;
@@ -122,9 +124,20 @@ export class EvmWatcherJob implements Job {
     let done = await this.#tellLedger();
     const cursor = await ensureScanCursor(db, network.chainId, network.startBlock, clock.now());
     const head = await this.#rpc.headBlock();
+    const lastScanned = cursor.nextBlock - 1n;
+    if (head < lastScanned) {
+      // A node behind blocks already scanned (lagging, restarted, a load
+      // balancer's stale backend) cannot tell a reorg from its own lag: it
+      // does not know those blocks or their transactions yet. Believing it
+      // would revert confirmed money that never left. Wait until it reaches
+      // the cursor again; a real reorg is still seen then, by its hash.
+      this.#noteBehind(head, lastScanned);
+      return done;
+    }
+    this.#behind = false;
     const confirmable = network.useFinalizedTag ? await this.#rpc.finalizedBlock() : head - BigInt(network.confirmations);
 
-    const ancestor = await findReorgAncestor(this.#reorg, cursor.nextBlock - 1n);
+    const ancestor = await findReorgAncestor(this.#reorg, lastScanned);
     if (ancestor !== null) {
       const rewound = await rewindAfterReorg(this.#reorg, cursor.nextBlock, ancestor, head);
       if (rewound !== null) {
@@ -172,6 +185,15 @@ export class EvmWatcherJob implements Job {
       await moveScanCursor(trx, network.chainId, fetched === null ? expectedNextBlock : fetched.to + 1n, head, now);
       return confirmed;
     });
+  }
+
+  #noteBehind(head: bigint, lastScanned: bigint): void {
+    if (this.#behind) return;
+    this.#behind = true;
+    this.#deps.log.warn(
+      { chainId: this.#deps.network.chainId, head: String(head), lastScannedBlock: String(lastScanned) },
+      'evm watcher: the node is behind blocks already scanned; waiting for it to catch up',
+    );
   }
 
   #tellLedger(): Promise<number> {

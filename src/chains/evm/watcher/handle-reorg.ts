@@ -36,7 +36,13 @@ export interface ReorgDeps {
 export async function findReorgAncestor(deps: ReorgDeps, lastScanned: bigint): Promise<bigint | null> {
   if (lastScanned < deps.startBlock) return null;
   const stored = await findBlockHash(deps.db, deps.chainId, lastScanned);
-  if (stored === undefined || (await deps.rpc.blockHash(lastScanned)) === stored) return null;
+  if (stored === undefined) return null;
+  const current = await deps.rpc.blockHash(lastScanned);
+  // Only another hash at that height is evidence of a reorg. A node that has
+  // no block there although its head is past it contradicts itself (a stale
+  // backend behind a load balancer): the pass is abandoned and retried.
+  if (current === null) throw new Error(`the node has no block ${lastScanned} below its head`);
+  if (current === stored) return null;
   for (const { blockNumber, blockHash } of await listBlockHashes(deps.db, deps.chainId, lastScanned - 1n)) {
     if (blockNumber < lastScanned - BigInt(deps.window)) break;
     if ((await deps.rpc.blockHash(blockNumber)) === blockHash) return blockNumber;
