@@ -388,6 +388,43 @@ describe('EVM watcher: RPC trouble and concurrency', () => {
     }
   });
 
+  it('an eth_getLogs answer larger than the client reads narrows the range until every transfer is credited', async () => {
+    const { anvil, usdc, network, mint } = await chain();
+    const proxy = await startRpcProxy(anvil.rpcUrl);
+    try {
+      const invoices = await Promise.all(Array.from({ length: 12 }, () => openInvoice(anvil.chainId, usdc, 1_000_000n)));
+      for (const invoice of invoices) await mint(invoice.address, 1_000_000n);
+      await anvil.client.mine({ blocks: 2 });
+      const head = await anvil.client.getBlockNumber();
+      // About four Transfer logs fit in 2,500 bytes of JSON; the first range holds all twelve.
+      await catchUp(watcher(network({ rpcUrl: proxy.url, maxBlockRange: 64 }), { ...FAST_RETRY, rpcMaxResponseBytes: 2_500 }));
+
+      expect((await scanStatus(handle.db, anvil.chainId)).lastScannedBlock).toBe(head);
+      const widths = proxy.acceptedRanges.map(([from, to]) => to - from + 1n);
+      expect(widths[0]).toBeGreaterThan(widths.at(-1) as bigint); // it asked again, narrower
+      for (const invoice of invoices) expect((await ledgerTransfers(invoice.id)).map((row) => row.status)).toEqual(['confirmed']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a range whose answer is cut off mid-way every time is narrowed, never retried forever', async () => {
+    const { anvil, usdc, network, mint } = await chain();
+    const proxy = await startRpcProxy(anvil.rpcUrl);
+    proxy.maxAnswerBytes = 2_500;
+    try {
+      const invoices = await Promise.all(Array.from({ length: 12 }, () => openInvoice(anvil.chainId, usdc, 1_000_000n)));
+      for (const invoice of invoices) await mint(invoice.address, 1_000_000n);
+      await anvil.client.mine({ blocks: 2 });
+      const head = await anvil.client.getBlockNumber();
+      await untilScanned(watcher(network({ rpcUrl: proxy.url, maxBlockRange: 64 })), anvil.chainId, head);
+
+      for (const invoice of invoices) expect((await ledgerTransfers(invoice.id)).map((row) => row.status)).toEqual(['confirmed']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('shrinks the block range on a provider limit and never skips a block', async () => {
     const { anvil, usdc, network, mint } = await chain();
     const proxy = await startRpcProxy(anvil.rpcUrl);
@@ -473,6 +510,16 @@ describe('EVM watcher: pure rules', () => {
     const narrow = new AdaptiveBlockRange(1);
     expect(narrow.refused()).toBe(false);
   });
+
+  it('narrows a width that fails twice in a row without saying why, not one that failed once', () => {
+    const range = new AdaptiveBlockRange(64);
+    expect(range.failed()).toBe(false);
+    range.settle(10, 5_000, 500); // a success in between: bad luck, not the width
+    expect(range.failed()).toBe(false);
+    expect(range.size).toBe(64);
+    expect(range.failed()).toBe(true);
+    expect(range.size).toBe(32);
+  });
 });
 
 // ── helpers ─────────────────────────────────────────────────────────────────
@@ -552,6 +599,8 @@ interface RpcProxy {
    * no block above it, no receipt of a transaction mined above it.
    */
   laggingAt: bigint | null;
+  /** An answer longer than this is cut there and the connection dropped (a proxy or provider with a size cap). */
+  maxAnswerBytes: number;
   /** eth_getLogs spanning more blocks than this is answered with a provider's range error. */
   maxRange: number;
   readonly acceptedRanges: [bigint, bigint][];
@@ -570,6 +619,7 @@ async function startRpcProxy(target: string): Promise<RpcProxy> {
     url: '',
     mode: 'forward',
     laggingAt: null,
+    maxAnswerBytes: Number.POSITIVE_INFINITY,
     maxRange: Number.POSITIVE_INFINITY,
     acceptedRanges: [],
     refusedRanges: [],
@@ -610,6 +660,12 @@ async function startRpcProxy(target: string): Promise<RpcProxy> {
         .then(async (answer) => {
           let text = await answer.text();
           if (lagging !== null) text = asLaggingNode(text, lagging);
+          if (Buffer.byteLength(text) > state.maxAnswerBytes) {
+            response.writeHead(answer.status, { 'content-type': 'application/json' });
+            response.write(Buffer.from(text).subarray(0, state.maxAnswerBytes));
+            response.socket?.destroy();
+            return;
+          }
           if (range !== null && answer.ok && !text.includes('"error"')) state.acceptedRanges.push(range);
           response.writeHead(answer.status, { 'content-type': 'application/json' });
           response.end(text);

@@ -1,5 +1,7 @@
 /** Quiet successes before growing past a width the provider refused, to see whether the limit moved. */
 const PROBE_AFTER = 32;
+/** Unexplained failures of one width in a row before it is treated as refused. */
+const FAILURES_BEFORE_SHRINKING = 2;
 
 /**
  * The width of the next `eth_getLogs` query: halved when the provider refuses
@@ -13,6 +15,7 @@ export class AdaptiveBlockRange {
   #size: number;
   #refused = Number.POSITIVE_INFINITY;
   #quietSinceRefusal = 0;
+  #failuresInARow = 0;
 
   constructor(max: number) {
     this.#max = Math.max(1, Math.floor(max));
@@ -21,6 +24,20 @@ export class AdaptiveBlockRange {
 
   get size(): number {
     return this.#size;
+  }
+
+  /**
+   * After a query of the current width failed in a way that does not say why
+   * (a timeout, a connection dropped mid-answer, a truncated or malformed
+   * answer). Once is bad luck; the same failure twice in a row is treated as
+   * a refusal, since an answer too large for something between the node and
+   * us fails exactly like this on every retry. True when the width shrank.
+   */
+  failed(): boolean {
+    this.#failuresInARow += 1;
+    if (this.#failuresInARow < FAILURES_BEFORE_SHRINKING) return false;
+    this.#failuresInARow = 0;
+    return this.refused();
   }
 
   /** After the provider refused the current width. False when it is already one block. */
@@ -34,6 +51,7 @@ export class AdaptiveBlockRange {
 
   /** After a successful query of `logCount` logs. */
   settle(logCount: number, crowded: number, quiet: number): void {
+    this.#failuresInARow = 0;
     if (logCount > crowded) {
       this.#size = Math.max(1, Math.floor(this.#size / 2));
       return;

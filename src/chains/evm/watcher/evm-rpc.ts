@@ -1,4 +1,5 @@
-import { createPublicClient, http, numberToHex, type Hex } from 'viem';
+import { numberToHex, type Hex } from 'viem';
+import { jsonRpcOver } from './json-rpc.js';
 
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20 (and ERC-721) Transfer topic. */
 export const TRANSFER_TOPIC: Hex = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -50,16 +51,20 @@ interface RawLog {
   readonly removed?: boolean;
 }
 
-export function createEvmRpc(rpcUrl: string, options: { readonly timeoutMs: number }): EvmRpc {
-  const client = createPublicClient({ transport: http(rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }) });
-  // Raw requests: no viem-side caching or decoding of thousands of logs through the ABI.
-  const request = client.request as (args: { method: string; params?: unknown }) => Promise<unknown>;
-  const block = async (tag: Hex | 'finalized') =>
-    (await request({ method: 'eth_getBlockByNumber', params: [tag, false] })) as { number: Hex; hash: Hex } | null;
+export interface EvmRpcOptions {
+  readonly timeoutMs: number;
+  /** Largest answer read; a larger `eth_getLogs` answer makes the watcher ask for fewer blocks. */
+  readonly maxResponseBytes: number;
+}
+
+export function createEvmRpc(rpcUrl: string, options: EvmRpcOptions): EvmRpc {
+  // Raw requests: no caching, and no decoding of thousands of logs through an ABI.
+  const call = jsonRpcOver(rpcUrl, options);
+  const block = async (tag: Hex | 'finalized') => (await call('eth_getBlockByNumber', [tag, false])) as { number: Hex; hash: Hex } | null;
 
   return {
     async headBlock() {
-      return BigInt((await request({ method: 'eth_blockNumber' })) as Hex);
+      return BigInt((await call('eth_blockNumber')) as Hex);
     },
     async finalizedBlock() {
       const finalized = await block('finalized');
@@ -70,14 +75,13 @@ export function createEvmRpc(rpcUrl: string, options: { readonly timeoutMs: numb
       return (await block(numberToHex(number)))?.hash.toLowerCase() ?? null;
     },
     async transferLogs(tokens, from, to) {
-      const logs = (await request({
-        method: 'eth_getLogs',
-        params: [{ address: tokens, topics: [TRANSFER_TOPIC], fromBlock: numberToHex(from), toBlock: numberToHex(to) }],
-      })) as RawLog[];
+      const logs = (await call('eth_getLogs', [
+        { address: tokens, topics: [TRANSFER_TOPIC], fromBlock: numberToHex(from), toBlock: numberToHex(to) },
+      ])) as RawLog[];
       return decodeTransferLogs(logs);
     },
     async transferReceipt(txHash) {
-      const receipt = (await request({ method: 'eth_getTransactionReceipt', params: [txHash] })) as
+      const receipt = (await call('eth_getTransactionReceipt', [txHash])) as
         | { blockNumber: Hex | null; blockHash: Hex | null; logs: RawLog[] }
         | null;
       if (receipt === null || receipt.blockNumber === null || receipt.blockHash === null) return null;
@@ -121,8 +125,9 @@ function topicAddress(topic: string): string {
 /**
  * Providers refuse wide `eth_getLogs` queries in many dialects: Alchemy's
  * "query returned more than 10000 results", Infura's -32005, "block range is
- * too large", "exceed maximum block range", HTTP 413. Any of them means: ask
- * for fewer blocks.
+ * too large", "exceed maximum block range", HTTP 413 — and an answer larger
+ * than this client reads (`RpcAnswerTooLarge`, status 413). Any of them
+ * means: ask for fewer blocks.
  */
 const RANGE_LIMIT_PATTERN =
   /query returned more than|block range|range (is )?too (large|wide|big)|exceeds? (the )?max(imum)?|too many (results|logs|blocks)|limit exceeded|response size|payload too large|request entity too large/i;

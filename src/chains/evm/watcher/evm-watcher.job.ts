@@ -28,6 +28,8 @@ export interface WatcherLog {
 export interface EvmWatcherOptions {
   /** Bound of every JSON-RPC call. */
   readonly rpcTimeoutMs?: number;
+  /** Largest JSON-RPC answer read (10 MiB by default); a larger log answer halves the block range. */
+  readonly rpcMaxResponseBytes?: number;
   /** Blocks of hashes kept for reorg detection, beyond the confirmation depth. */
   readonly reorgDepth?: number;
   /** Concurrent ledger transactions (PostgreSQL); the embedded backend runs them one at a time anyway. */
@@ -83,7 +85,10 @@ export class EvmWatcherJob implements Job {
     this.#deps = deps;
     this.name = `evm-watcher:${network.chainId}`;
     this.idleMs = network.pollIntervalMs;
-    this.#rpc = createEvmRpc(network.rpcUrl, { timeoutMs: options.rpcTimeoutMs ?? 10_000 });
+    this.#rpc = createEvmRpc(network.rpcUrl, {
+      timeoutMs: options.rpcTimeoutMs ?? 10_000,
+      maxResponseBytes: options.rpcMaxResponseBytes ?? 10 * 1024 * 1024,
+    });
     this.#range = new AdaptiveBlockRange(network.maxBlockRange);
     this.#book = new WatchedAddressBook({ overlapMs: options.addressOverlapMs ?? 30_000 });
     this.#reorg = {

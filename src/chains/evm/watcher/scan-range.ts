@@ -18,8 +18,10 @@ export interface FetchedRange {
 
 /**
  * `Transfer` logs of the catalogue's tokens from `from` on, as many blocks as
- * the provider accepts: a refused range is halved and asked again, down to
- * one block (then the error is the caller's, to retry with backoff). Returns
+ * the provider accepts: a refused range (a range limit, or an answer larger
+ * than the client reads) is halved and asked again, down to one block (then
+ * the error is the caller's, to retry with backoff). Any other failure is the
+ * caller's too, and a width that fails that way twice in a row is halved. Returns
  * null when the chain has no block `to` any more (it just got shorter: reorg).
  */
 export async function fetchRange(
@@ -40,7 +42,12 @@ export async function fetchRange(
       range.settle(logs.length, CROWDED_LOGS, QUIET_LOGS);
       return { from, to, toHash, logs };
     } catch (error) {
-      if (!isRangeLimitError(error) || !range.refused()) throw error;
+      if (isRangeLimitError(error)) {
+        if (range.refused()) continue;
+      } else {
+        range.failed(); // the pass fails; a width that keeps failing is narrowed for the next one
+      }
+      throw error;
     }
   }
 }
