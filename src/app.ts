@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
+import type { FastifyBaseLogger } from 'fastify';
 import { ADMIN_PREFIX, adminRoutes } from './admin/index.js';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
 import { createChainAdapters, type ChainAdapter } from './chains/index.js';
@@ -31,6 +32,8 @@ import { registerMetrics } from './operations.js';
 
 export interface BuildOptions {
   readonly config: Config;
+  /** The process's logger (`ivory serve` passes its own, so start-up lines stay in order). */
+  readonly log?: FastifyBaseLogger;
   /** An open database; otherwise one is opened from the config. */
   readonly database?: DatabaseHandle;
   readonly clock?: Clock;
@@ -73,6 +76,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   let resolvePrincipal: PrincipalResolver = async () => null;
   const server = createHttpCore({
     logLevel: config.logLevel,
+    ...(options.log === undefined ? {} : { logger: options.log }),
     trustProxy: config.trustProxy,
     rateLimiter,
     clock,

@@ -106,6 +106,23 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
+    const hint = whatToDoInstead(process.argv[2], error);
+    if (hint !== undefined) console.error(hint);
     process.exit(1);
   },
 );
+
+/** For a command refused because a running server holds the embedded storage: what to do instead. */
+function whatToDoInstead(command: string | undefined, error: unknown): string | undefined {
+  if (!(error instanceof Error) || error.name !== 'DataDirectoryInUse') return undefined;
+  const pid = (error as Error & { holder?: number }).holder;
+  const stop = `stop it first (Ctrl-C in its terminal, or kill ${pid}), run this command, then start it again`;
+  if (command === 'migrate') return `Not needed while it runs: \`ivory serve\` applies pending migrations when it starts. To apply new ones, restart the server.`;
+  if (command === 'admin') {
+    return (
+      `Either ${stop}, or do the same through the running server: the operator API at {PUBLIC_URL}/admin/v1 ` +
+      `(start the server with ADMIN_TOKEN set; README "Operator API: blocking merchants, limits, fees, audit"), or use PostgreSQL (DATABASE_URL), which several processes share.`
+    );
+  }
+  return `Embedded storage serves one process: ${stop}; or use PostgreSQL (DATABASE_URL), which several processes share.`;
+}

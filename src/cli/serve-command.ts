@@ -1,7 +1,7 @@
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Config } from '../platform/config.js';
 import type { DatabaseHandle } from '../platform/database/database.js';
-import { loggerOptions } from '../platform/logging.js';
+import { createLogger } from '../platform/logging.js';
 import { parseCommandFlags } from './parse-command-flags.js';
 
 export const SERVE_USAGE = `usage: ivory serve [--role all|api|worker]
@@ -29,7 +29,7 @@ export async function serveCommand(loadConfig: () => Config | undefined, args: r
   }
   const config = loadConfig();
   if (config === undefined) return 2;
-  const log = pino(loggerOptions(config.logLevel));
+  const log = createLogger(config.logLevel);
   // Listening before start-up, so a signal during migrations stops cleanly once they are done
   // instead of killing the process halfway (and leaving the data directory's lock behind).
   const stopped = stopSignal(log);
@@ -52,10 +52,10 @@ export async function serveCommand(loadConfig: () => Config | undefined, args: r
     const applied = await migrate(database.db);
     log.info({ applied }, applied.length === 0 ? 'migrations: schema up to date' : `migrations: applied ${applied.length}`);
 
-    const app = await buildApp({ config, database, runJobs: role !== 'api' });
+    const app = await buildApp({ config, database, runJobs: role !== 'api', log });
     let url: string | undefined;
-    if (role !== 'worker') url = await app.server.listen({ port: config.port, host: config.host });
-    log.info({ role, url, publicUrl: config.publicUrl }, url === undefined ? `ivory started (role ${role}, no HTTP listener)` : `ivory started (role ${role}) on ${url}`);
+    if (role !== 'worker') url = await app.server.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
+    log.info({ role, url, publicUrl: config.publicUrl }, startedLine(role, url, config.publicUrl));
 
     const signal = await stopped;
     log.info({ signal }, 'stopping: finishing in-flight requests and jobs');
@@ -70,6 +70,16 @@ export async function serveCommand(loadConfig: () => Config | undefined, args: r
   }
   log.info('ivory stopped');
   return 0;
+}
+
+/** The last start-up line: where everything is, and what to do next. */
+export function startedLine(role: string, url: string | undefined, publicUrl: string): string {
+  if (url === undefined) return `ivory started (role ${role}, no HTTP listener): workers running`;
+  const root = publicUrl.replace(/\/+$/, '');
+  return (
+    `ivory started (role ${role}) on ${url}. API: ${root}/api/v1 · ` +
+    `reference: ${root}/api/v1/openapi.json and docs/api-guide.md · try it: npx ivory demo (in another terminal)`
+  );
 }
 
 /**

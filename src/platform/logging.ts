@@ -1,4 +1,4 @@
-import type { DestinationStream, LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /** Secrets a request log line must never carry. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'];
@@ -10,6 +10,12 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'r
  */
 export function loggerOptions(level: string, tty = process.stdout.isTTY === true): LoggerOptions & { stream?: DestinationStream } {
   return { level, redact: LOG_REDACT, ...(tty ? { stream: readableStream(process.stdout, process.stdout.hasColors?.() === true) } : {}) };
+}
+
+/** The process's logger: JSON lines, or readable ones on a terminal (pino takes the stream apart from its options). */
+export function createLogger(level: string, tty = process.stdout.isTTY === true): Logger {
+  const { stream, ...options } = loggerOptions(level, tty);
+  return stream === undefined ? pino(options) : pino(options, stream);
 }
 
 const LEVELS: Readonly<Record<number, { readonly name: string; readonly color: string }>> = {
@@ -50,10 +56,19 @@ export function readableLine(json: string, colors = false): string {
   parts.push(String(record.msg ?? ''));
   for (const [key, value] of Object.entries(record)) {
     if (PREFIX_FIELDS.has(key)) continue;
-    parts.push(`${paint('90', `${key}=`)}${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    parts.push(`${paint('90', `${key}=`)}${readableValue(value)}`);
   }
   let text = parts.join(' ');
   const err = record.err as { stack?: unknown; message?: unknown } | undefined;
   if (err !== undefined) text += `\n    ${String(err.stack ?? err.message ?? JSON.stringify(err)).replace(/\n/g, '\n    ')}`;
   return text;
+}
+
+/** A long list (the migrations applied on a first start) would fill the screen: its length says enough there. */
+const LIST_SHOWN_UP_TO = 5;
+
+function readableValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.length > LIST_SHOWN_UP_TO) return `[${value.length} items]`;
+  return JSON.stringify(value);
 }

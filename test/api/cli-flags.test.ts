@@ -58,6 +58,9 @@ const HELP: readonly (readonly [string[], RegExp])[] = [
   [['admin', 'block', '--help'], /^usage: ivory admin/],
   [['admin', 'unblock', '--help'], /^usage: ivory admin/],
   [['admin', 'audit', '--help'], /^usage: ivory admin/],
+  [['demo', '--help'], /^usage: ivory demo/],
+  [['webhooks', '--help'], /^usage: ivory webhooks receive/],
+  [['webhooks', 'receive', '--help'], /^usage: ivory webhooks receive/],
 ];
 
 describe('ivory command line (issue 13 item 4)', () => {

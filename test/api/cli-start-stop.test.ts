@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,6 +92,21 @@ describe('npm start (issue 13 item 3)', () => {
         fs.readdirSync(path.join(root, 'migrations')).filter((name) => name.endsWith('.sql')).sort(),
       );
       expect(logged.find((record) => record.msg.startsWith('ivory started'))).toMatchObject({ url: `http://127.0.0.1:${started.port}` });
+      // Issue 20 item 6: in order, and the last start-up line says where the API and its reference are and what to try.
+      const startUp = logged.map((record) => record.msg).filter((msg) => !msg.includes('request'));
+      expect(startUp.slice(0, 3).map((msg) => msg.split(':')[0])).toEqual(['storage', 'embedded storage (PGlite)', 'migrations']);
+      expect(startUp.at(-1)).toBe(
+        `ivory started (role all) on http://127.0.0.1:${started.port}. API: http://localhost:${started.port}/api/v1 · ` +
+          `reference: http://localhost:${started.port}/api/v1/openapi.json and docs/api-guide.md · try it: npx ivory demo (in another terminal)`,
+      );
+      // A command that needs the embedded storage the server holds says what to do instead.
+      const migrate = spawnSync(process.execPath, ['dist/cli/main.js', 'migrate'], { cwd: root, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
+      expect(migrate.status).toBe(1);
+      expect(migrate.stderr).toContain(`data directory ${dataDir} is in use by process`);
+      expect(migrate.stderr).toContain('`ivory serve` applies pending migrations when it starts');
+      const admin = spawnSync(process.execPath, ['dist/cli/main.js', 'admin', 'audit'], { cwd: root, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
+      expect(admin.status).toBe(1);
+      expect(admin.stderr).toMatch(/stop it first \(Ctrl-C in its terminal, or kill \d+\).*the operator API at \{PUBLIC_URL\}\/admin\/v1/);
       // npm forwards the signal too, so the server gets SIGINT twice: the second must not cut its stop short.
       await stopAndCheck(started, () => process.kill(-(started.npm.pid as number), 'SIGINT'));
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { loggerOptions, readableLine, readableStream } from '../../src/platform/logging.js';
+import { createLogger, loggerOptions, readableLine, readableStream } from '../../src/platform/logging.js';
 
 // Issue 13 item 3: logs are JSON for a collector, one readable line a record on a terminal.
 describe('log format', () => {
@@ -25,5 +25,24 @@ describe('log format', () => {
 
   it('colours the level only when asked', () => {
     expect(readableLine(JSON.stringify({ level: 40, time: 0, msg: 'careful' }), true)).toContain('\u001b[33mWARN \u001b[0m');
+  });
+
+  it('shows a long list by its length on a terminal (the migrations of a first start), a short one in full', () => {
+    expect(readableLine(JSON.stringify({ level: 30, time: 0, msg: 'migrations: applied 6', applied: ['a', 'b', 'c', 'd', 'e', 'f'] }))).toBe(
+      '00:00:00.000 INFO  migrations: applied 6 applied=[6 items]',
+    );
+    expect(readableLine(JSON.stringify({ level: 30, time: 0, msg: 'm', applied: ['a'] }))).toBe('00:00:00.000 INFO  m applied=["a"]');
+  });
+
+  it('the process logger writes readable lines on a terminal (pino takes the stream apart from its options)', () => {
+    const written: string[] = [];
+    const original = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stdout.write;
+    try {
+      createLogger('info', true).info({ role: 'all' }, 'ivory started');
+    } finally {
+      process.stdout.write = original;
+    }
+    expect(written.join('')).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  ivory started role=all\n$/);
   });
 });

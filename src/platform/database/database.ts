@@ -105,6 +105,17 @@ export async function openEmbedded(dataDir?: string, image?: Blob): Promise<Data
   };
 }
 
+/** Embedded storage is one process's: another one (a running server, most often) holds it. */
+export class DataDirectoryInUse extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly holder: number,
+  ) {
+    super(`data directory ${dataDir} is in use by process ${holder}; embedded storage allows one process (use DATABASE_URL for several)`);
+    this.name = 'DataDirectoryInUse';
+  }
+}
+
 function lockDataDir(dataDir: string): () => void {
   const lockFile = path.join(dataDir, 'ivory.lock');
   const take = () => fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
@@ -114,9 +125,7 @@ function lockDataDir(dataDir: string): () => void {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const holder = Number(fs.readFileSync(lockFile, 'utf8'));
     if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processIsAlive(holder)) {
-      throw new Error(
-        `data directory ${dataDir} is in use by process ${holder}; embedded storage allows one process (use DATABASE_URL for several)`,
-      );
+      throw new DataDirectoryInUse(dataDir, holder);
     }
     fs.rmSync(lockFile, { force: true }); // left behind by a process that died
     take();

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from '../clock.js';
 import { IvoryError, errorEnvelope, statusOf, type ErrorCode } from '../errors.js';
@@ -55,6 +55,8 @@ export type IvoryServer = FastifyInstance<
 
 export interface HttpCoreOptions {
   readonly logLevel: string;
+  /** The process's logger, shared so that its lines and the server's come out in order; absent, one is made. */
+  readonly logger?: FastifyBaseLogger;
   readonly trustProxy: readonly string[];
   readonly resolvePrincipal: PrincipalResolver;
   readonly rateLimiter: RateLimiter;
@@ -109,7 +111,7 @@ export function legacyToCurrent(url: string): string {
  */
 export function createHttpCore(options: HttpCoreOptions): IvoryServer {
   const app = Fastify({
-    logger: loggerOptions(options.logLevel),
+    ...(options.logger === undefined ? { logger: loggerOptions(options.logLevel) } : { loggerInstance: options.logger }),
     // Every request log line carries `reqId`: the caller's X-Request-Id when it is sane, else a new one.
     requestIdHeader: false,
     genReqId: requestIdOf,
