@@ -43,6 +43,6 @@ describe('log format', () => {
     } finally {
       process.stdout.write = original;
     }
-    expect(written.join('')).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  ivory started role=all\n$/);
+    expect(written.join('')).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}ivory started role=all\n$/);
   });
 });
