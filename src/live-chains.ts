@@ -1,6 +1,6 @@
 import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue } from './catalogue/index.js';
-import { startEvmChains, type ChainPayoutLedger, type EvmChains, type TransferLedger } from './chains/index.js';
+import { startEvmChains, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
 import { closeInvoiceOnChain, recordTransfer } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout } from './payouts/index.js';
@@ -20,7 +20,7 @@ const transferLedger: TransferLedger = {
   watchedAddresses: listWatchedAddresses,
 };
 
-const payoutLedger: ChainPayoutLedger = {
+const sweepLedger: SweepLedger = {
   async confirmPayout(trx, now, input) {
     const outcome = await confirmPayout(trx, { now }, input);
     // SPEC: the sweep is the invoice's closing on chain (funded → settled, invoice.closed).
@@ -50,7 +50,7 @@ export async function startLiveChains(deps: {
     log: deps.log,
     networks: deps.catalogue.networks(),
     transferLedger,
-    payoutLedger,
+    sweepLedger,
   });
   const listLiveNetworks: ListLiveNetworks = async () =>
     Promise.all(

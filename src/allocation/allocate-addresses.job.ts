@@ -3,7 +3,7 @@ import type { ChainAdapters } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
-import { lockIssuance, updateIssuance } from '../issuances/index.js';
+import { openAllocatedIssuance } from '../issuances/index.js';
 import { leaseDueAllocations, type AllocationLease } from './allocation.repository.js';
 
 export interface AllocateAddressesDeps {
@@ -64,12 +64,7 @@ export class AllocateAddressesJob implements Job {
         log.warn({ err: error, issuanceId: issuance.id, adapter: adapter.name }, 'address allocation failed; retrying after its lease');
         continue;
       }
-      const stored = await inTransaction(db, async (trx) => {
-        const current = await lockIssuance(trx, issuance.id);
-        if (current === undefined || current.status !== 'registering') return false;
-        await updateIssuance(trx, issuance.id, clock.now(), { address, status: 'open', next_allocation_at: null });
-        return true;
-      });
+      const stored = await inTransaction(db, async (trx) => openAllocatedIssuance(trx, clock.now(), issuance.id, address));
       if (stored) allocated += 1;
     }
     return allocated;

@@ -3,6 +3,7 @@ import type { ChainAdapter, ChainAdapters } from './chain-adapter.js';
 import { sandboxAdapter } from './sandbox/sandbox-adapter.js';
 
 export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
+export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
 export { readScanLags } from './evm/watcher/scan-lag.repository.js';
 export {
@@ -12,13 +13,9 @@ export {
   recoverForwarder,
   RecoverRefused,
   startEvmChains,
-  type ChainPayoutLedger,
-  type ChainTransfer,
   type DeployedContracts,
   type EvmChains,
   type EvmNetworkStatus,
-  type TransferLedger,
-  type WatchedAddress,
 } from './evm/index.js';
 
 /**

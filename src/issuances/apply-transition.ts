@@ -63,6 +63,11 @@ export async function applyTransition(trx: Tx, now: Date, context: TransitionCon
     patch.settled_at = issuance.settledAt;
   }
   for (const effect of result.effects) {
+    if (effect.type === 'set_address') {
+      issuance = { ...issuance, address: effect.address };
+      patch.address = effect.address;
+      patch.next_allocation_at = null;
+    }
     if (effect.type === 'set_cancelled') {
       issuance = { ...issuance, cancelledAt: now, cancelReason: effect.reason };
       patch.cancelled_at = now;
@@ -96,6 +101,7 @@ async function applyEffect(
 ): Promise<string | undefined> {
   const { issuance, group, payout } = context;
   switch (effect.type) {
+    case 'set_address':
     case 'set_cancelled':
     case 'disable':
     case 'enable':

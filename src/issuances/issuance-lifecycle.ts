@@ -33,6 +33,8 @@ export interface LifecycleState {
 }
 
 export type LifecycleInput =
+  /** The chain adapter gave the issuance its payment address (SPEC: registering → open). */
+  | { readonly type: 'address_allocated'; readonly address: string }
   | { readonly type: 'transfer_observed'; readonly amount: bigint }
   | { readonly type: 'transfer_confirmed'; readonly amount: bigint }
   /** Reverting a confirmed transfer; `disposition` is what it was recorded as. */
@@ -45,6 +47,7 @@ export type LifecycleInput =
   | { readonly type: 'enabled' };
 
 export type LifecycleEffect =
+  | { readonly type: 'set_address'; readonly address: string }
   | { readonly type: 'emit'; readonly event: 'transfer.observed' | 'transfer.confirmed' | 'transfer.reverted' | 'invoice.closed' }
   | { readonly type: 'emit_cancelled'; readonly reason: CancelReason | null }
   | { readonly type: 'set_cancelled'; readonly reason: CancelReason | null }
@@ -69,11 +72,15 @@ export interface LifecycleResult {
 
 /** An input that does not apply in this state (an expected outcome, not a bug). */
 export interface LifecycleRefusal {
-  readonly refused: 'not_funded' | 'not_invoice' | 'already_paid' | 'already_cancelled' | 'already_disabled' | 'already_enabled' | 'not_deposit' | 'already_reconciling';
+  readonly refused: 'not_registering' | 'not_funded' | 'not_invoice' | 'already_paid' | 'already_cancelled' | 'already_disabled' | 'already_enabled' | 'not_deposit' | 'already_reconciling';
 }
 
 export function transition(state: LifecycleState, input: LifecycleInput): LifecycleResult | LifecycleRefusal {
   switch (input.type) {
+    case 'address_allocated':
+      // Only once: a second allocation (a worker whose lease ran out) finds the address set.
+      if (state.status !== 'registering') return { refused: 'not_registering' };
+      return { state: { ...state, status: 'open' }, effects: [{ type: 'set_address', address: input.address }] };
     case 'transfer_observed':
       return { state, duplicate: state.paidElsewhere, effects: [{ type: 'emit', event: 'transfer.observed' }] };
     case 'transfer_confirmed':

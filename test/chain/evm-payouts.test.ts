@@ -10,7 +10,7 @@ import { deployContracts, deployTestStablecoin, depositForwarderFactoryAbi, invo
 import { createEvmChainAdapter, type EvmChainAdapter, type EvmChainAdapterDeps } from '../../src/chains/evm/evm-adapter.js';
 import type { EvmNetwork } from '../../src/chains/evm/evm-network.js';
 import { findForwarder } from '../../src/chains/evm/forwarders/index.js';
-import type { PayoutLedger } from '../../src/chains/evm/ledger-port.js';
+import type { SweepLedger } from '../../src/chains/ledger-ports.js';
 import { listPayoutTransactions } from '../../src/chains/evm/payouts/index.js';
 import { ensureRelayer, importRelayerKey, relayerStatus } from '../../src/chains/evm/relayer/index.js';
 import { loadCatalogue } from '../../src/catalogue/index.js';
@@ -45,7 +45,7 @@ const liveAdapters = new Map<number, ChainAdapter>();
 const ledgerCalls: { call: string; payoutId: string; txHash?: string }[] = [];
 
 /** The real payouts ledger behind the port, with the calls it received recorded. */
-const ledger: PayoutLedger = {
+const ledger: SweepLedger = {
   async confirmPayout(trx, now, payout) {
     ledgerCalls.push({ call: 'confirm', ...payout });
     await confirmPayout(trx, { now }, payout);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { TransferLedger } from '../../src/chains/evm/ledger-port.js';
+import type { TransferLedger } from '../../src/chains/ledger-ports.js';
 import { listWatchedAddresses } from '../../src/allocation/index.js';
 import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
 import { payoutLedger } from '../../src/payouts/index.js';

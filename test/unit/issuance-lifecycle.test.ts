@@ -57,6 +57,16 @@ function confirmAll(state: LifecycleState, amounts: readonly bigint[]) {
 const confirmed = { type: 'emit', event: 'transfer.confirmed' };
 
 describe('SPEC "States and transitions", row by row', () => {
+  it('registering + address allocated → open, the address stored; a second allocation changes nothing', () => {
+    for (const kind of ['invoice', 'deposit'] as const) {
+      const registering = kind === 'invoice' ? invoice({ status: 'registering' }) : deposit({ status: 'registering' });
+      const result = transition(registering, { type: 'address_allocated', address: '0xabc' }) as LifecycleResult;
+      expect(result.state.status).toBe('open');
+      expect(result.effects).toEqual([{ type: 'set_address', address: '0xabc' }]);
+      expect(transition(result.state, { type: 'address_allocated', address: '0xdef' })).toEqual({ refused: 'not_registering' });
+    }
+  });
+
   it('open + confirmed transfer below the amount → open, received increases (partial payments add up)', () => {
     const result = run(invoice(), { type: 'transfer_confirmed', amount: 40n * USDC });
     expect(result.state).toMatchObject({ status: 'open', received: 40n * USDC, credited: 40n * USDC });

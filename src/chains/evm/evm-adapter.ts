@@ -5,7 +5,7 @@ import type { SecretBox } from '../../platform/crypto.js';
 import type { Db } from '../../platform/database/database.js';
 import type { EvmNetwork } from './evm-network.js';
 import { allocateForwarder } from './forwarders/index.js';
-import type { PayoutLedger } from './ledger-port.js';
+import type { SweepLedger } from '../ledger-ports.js';
 import { EvmPayoutTracker, sendEvmPayout, type EvmLog, type PayoutTrackerTuning, type SigningHooks } from './payouts/index.js';
 import { createRpcClient } from './relayer/index.js';
 
@@ -16,7 +16,7 @@ export interface EvmChainAdapterDeps {
   readonly network: EvmNetwork;
   readonly log: EvmLog;
   /** What the payout tracker tells the ledger (handed in by the composition root). */
-  readonly ledger: PayoutLedger;
+  readonly ledger: SweepLedger;
   /** Defaults to a client of `network.rpcUrl` whose every call is bounded by a timeout. */
   readonly client?: PublicClient;
   readonly tuning?: Partial<PayoutTrackerTuning>;

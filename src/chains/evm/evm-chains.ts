@@ -9,7 +9,7 @@ import type { AddressRequest, ChainAdapter, PayoutBroadcast, PayoutRequest } fro
 import { readFactoryFeeWallet } from './contracts/index.js';
 import { createEvmChainAdapter, type EvmChainAdapter } from './evm-adapter.js';
 import type { EvmNetwork, EvmToken } from './evm-network.js';
-import type { PayoutLedger, TransferLedger } from './ledger-port.js';
+import type { SweepLedger, TransferLedger } from '../ledger-ports.js';
 import type { EvmLog } from './payouts/index.js';
 import { createRpcClient, ensureRelayer, relayerStatus } from './relayer/index.js';
 import { EvmWatcherJob, scanStatus, type WatcherLog } from './watcher/index.js';
@@ -22,7 +22,7 @@ export interface EvmChainsDeps {
   /** The catalogue's networks; those with chain access (`rpc_url` and both factories) become live. */
   readonly networks: readonly Network[];
   readonly transferLedger: TransferLedger;
-  readonly payoutLedger: PayoutLedger;
+  readonly sweepLedger: SweepLedger;
 }
 
 /** What the operator's admin endpoint shows of one live EVM network. */
@@ -127,7 +127,7 @@ function deferAdapter(base: Omit<EvmNetwork, 'feeWallet'>, configured: string | 
   const resolve = (): Promise<EvmChainAdapter> => {
     pending ??= (async () => {
       const feeWallet = configured !== undefined ? getAddress(configured) : await readFactoryFeeWallet(createRpcClient(base.rpcUrl), base.invoiceFactory);
-      return createEvmChainAdapter({ db: deps.db, secrets: deps.secrets, clock: deps.clock, log: deps.log, ledger: deps.payoutLedger, network: { ...base, feeWallet } });
+      return createEvmChainAdapter({ db: deps.db, secrets: deps.secrets, clock: deps.clock, log: deps.log, ledger: deps.sweepLedger, network: { ...base, feeWallet } });
     })().catch((error: unknown) => {
       pending = undefined;
       throw error;

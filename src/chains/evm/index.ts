@@ -4,7 +4,6 @@
  * uses `startEvmChains`; the CLI deploys contracts and imports relayer keys.
  */
 export { startEvmChains, type EvmChains, type EvmChainsDeps, type EvmNetworkStatus } from './evm-chains.js';
-export type { ChainTransfer, PayoutLedger as ChainPayoutLedger, TransferLedger, WatchedAddress } from './ledger-port.js';
 export { deployContracts, deployTestStablecoin, type DeployedContracts } from './contracts/index.js';
 export { importRelayerKey } from './relayer/index.js';
 export { recoverForwarder, RecoverRefused, type RecoverOutcome, type RecoverRequest } from './recover-forwarder.js';

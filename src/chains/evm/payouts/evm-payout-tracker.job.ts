@@ -4,7 +4,7 @@ import { newId, type SecretBox } from '../../../platform/crypto.js';
 import { inTransaction, type Db } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
-import type { PayoutLedger } from '../ledger-port.js';
+import type { SweepLedger } from '../../ledger-ports.js';
 import { claimTrackerLease, releaseTrackerLease } from '../relayer/index.js';
 import { broadcastRaw } from './broadcast.js';
 import { observeAttempt } from './observe-attempt.js';
@@ -39,7 +39,7 @@ export interface PayoutTrackerDeps {
   readonly clock: Clock;
   readonly network: EvmNetwork;
   readonly client: PublicClient;
-  readonly ledger: PayoutLedger;
+  readonly ledger: SweepLedger;
   readonly log: EvmLog;
   readonly tuning?: Partial<PayoutTrackerTuning>;
   readonly hooks?: SigningHooks;

@@ -2,7 +2,7 @@ import type { Clock } from '../../../platform/clock.js';
 import { inTransaction, type Db } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
-import type { TransferLedger } from '../ledger-port.js';
+import type { TransferLedger } from '../../ledger-ports.js';
 import { AdaptiveBlockRange } from './block-range.js';
 import { createEvmRpc, type EvmRpc } from './evm-rpc.js';
 import { findReorgAncestor, rewindAfterReorg, type ReorgDeps } from './handle-reorg.js';

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { Clock } from '../../../platform/clock.js';
 import { inTransaction, type Db } from '../../../platform/database/database.js';
-import type { ChainTransfer, TransferLedger } from '../ledger-port.js';
+import type { ChainTransfer, TransferLedger } from '../../ledger-ports.js';
 import type { LedgerStatus } from './watcher.schema.js';
 import { claimLedgerDue, hasLedgerDue, markLedgerTold, type WatchedTransfer } from './watcher.repository.js';
 

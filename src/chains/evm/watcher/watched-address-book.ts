@@ -1,5 +1,5 @@
 import type { Db } from '../../../platform/database/database.js';
-import type { TransferLedger, WatchedAddress } from '../ledger-port.js';
+import type { TransferLedger, WatchedAddress } from '../../ledger-ports.js';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 

@@ -1,10 +1,11 @@
-import type { Db, Tx } from '../../platform/database/database.js';
+import type { Db, Tx } from '../platform/database/database.js';
 
 /**
- * What the EVM watcher and relayer need from the ledger (issuances, payouts),
- * handed in by the composition root as functions: `chains/` imports no
- * business module (ARCHITECTURE "Boundaries": a module that needs another's
- * reaction receives it as a function).
+ * What every chain family's watcher and payout tracker need from the ledger
+ * (issuances, payouts), handed in by the composition root as functions:
+ * `chains/` imports no business module (ARCHITECTURE "Boundaries": a module
+ * that needs another's reaction receives it as a function). Family-neutral:
+ * EVM today, Tron and Solana through the same two ports.
  */
 
 /** An incoming token transfer to a watched address, keyed by (chain, tx hash, log index). */
@@ -38,12 +39,12 @@ export interface TransferLedger {
 }
 
 /**
- * What the EVM relayer's payout tracker tells the payout ledger, each inside
+ * What a chain's payout tracker tells the payout ledger about sweeps, each inside
  * the tracker's transaction (which also records the transaction row's new
  * status, so the two never disagree). Every call may come twice (two trackers
  * after a lease ran out, a retried transaction): a repeat must be a no-op.
  */
-export interface PayoutLedger {
+export interface SweepLedger {
   /** The payout's sweep `txHash` succeeded at the network's confirmation depth (payout.confirmed). */
   confirmPayout(trx: Tx, now: Date, payout: { readonly payoutId: string; readonly txHash: string }): Promise<void>;
   /**
