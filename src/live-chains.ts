@@ -2,7 +2,7 @@ import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue } from './catalogue/index.js';
 import { startEvmChains, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
-import { closeInvoiceOnChain, recordTransfer } from './issuances/index.js';
+import { recordTransfer } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
@@ -22,10 +22,7 @@ const transferLedger: TransferLedger = {
 
 const sweepLedger: SweepLedger = {
   async confirmPayout(trx, now, input) {
-    const outcome = await confirmPayout(trx, { now }, input);
-    // SPEC: the sweep is the invoice's closing on chain (funded → settled, invoice.closed).
-    // A deposit, or an invoice already settled, refuses it: nothing changes.
-    if (outcome.outcome === 'recorded') await closeInvoiceOnChain(trx, now, outcome.payout.issuanceId);
+    await confirmPayout(trx, { now }, input);
   },
   async revertPayout(trx, now, input) {
     await revertPayout(trx, { now }, input);

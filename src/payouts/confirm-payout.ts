@@ -1,3 +1,4 @@
+import { closeInvoiceOnChain } from '../issuances/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { asId, type PayoutId } from '../platform/ids.js';
 import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
@@ -10,11 +11,17 @@ import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
  * (cancelled, reverted): a worker may have died after broadcasting, before
  * recording it, in which case payout.sent is written first. A second call is
  * a no-op (`unchanged`).
+ *
+ * An invoice's sweep is its closing on chain (SPEC: funded → settled, event
+ * invoice.closed), in the same transaction; a deposit, or an invoice already
+ * settled, refuses that part and nothing more changes.
  */
 export async function confirmPayout(
   trx: Tx,
   deps: { readonly now: Date },
   input: { readonly payoutId: string; readonly txHash: string },
 ): Promise<PayoutOutcome> {
-  return applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'confirmed', txHash: input.txHash });
+  const outcome = await applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'confirmed', txHash: input.txHash });
+  if (outcome.outcome === 'recorded') await closeInvoiceOnChain(trx, deps.now, outcome.payout.issuanceId);
+  return outcome;
 }

@@ -125,7 +125,8 @@ describe('confirmPayout (the chain watcher saw the sweep confirmed)', () => {
     expect(await payoutRow(app, id)).toMatchObject({ status: 'confirmed', tx_hash: txHash, confirmed_at: expect.any(Date) });
 
     const events = await eventsOf(app, id);
-    expect(events.map((event) => event.type)).toEqual(['transfer.confirmed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed']);
+    // The confirmed sweep is the invoice's closing on chain (SPEC: funded → settled, invoice.closed), in the same transaction.
+    expect(events.map((event) => event.type)).toEqual(['transfer.confirmed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);
     const event = events[3];
     expect(confirmed.outcome === 'recorded' ? confirmed.eventIds : []).toEqual([event?.id]);
     expect(Object.keys(event?.data ?? {}).sort()).toEqual([...PAYOUT_EVENT_KEYS, 'sequence'].sort());
@@ -137,7 +138,7 @@ describe('confirmPayout (the chain watcher saw the sweep confirmed)', () => {
       transfer_ids: (await transfersOf(app, id)).map((row) => row.id),
       transfer_ids_truncated: false,
     });
-    expect(await read(app, token, shopId, id)).toMatchObject({ status: 'funded', payout_tx_hash: txHash });
+    expect(await read(app, token, shopId, id)).toMatchObject({ status: 'settled', payout_tx_hash: txHash });
   });
 
   it('is idempotent: a second confirmation changes nothing and writes no event', async () => {
@@ -159,6 +160,7 @@ describe('confirmPayout (the chain watcher saw the sweep confirmed)', () => {
       ['transfer.confirmed', null, expect.any(String)],
       ['payout.sent', payout.id, txHash],
       ['payout.confirmed', payout.id, txHash],
+      ['invoice.closed', null, undefined],
     ]);
     const sendsBefore = adapter.sends.length;
     await app.jobs.drain();
@@ -193,18 +195,19 @@ describe('revertPayout (the confirmed sweep was reorged away)', () => {
       'transfer.confirmed',
       'payout.sent',
       'payout.confirmed',
+      'invoice.closed',
       'payout.reverted',
     ]);
     const confirmedEvent = events[3];
-    expect(events[4]?.data).toMatchObject({
+    expect(events[5]?.data).toMatchObject({
       payout_id: payout.id,
       tx_hash: txHashFor(payout.id),
       amounts: { gross: usdc(130), fee: usdc(0.5), to_recipient: usdc(99.5), to_operator: usdc(30.5) },
       chain_event: { reference_event_id: confirmedEvent?.id },
     });
     expect(await payoutRow(app, id)).toMatchObject({ status: 'sent', next_attempt_at: null });
-    // SPEC: payout_tx_hash is the latest *confirmed* outgoing transfer; this one no longer is.
-    expect(await read(app, token, shopId, id)).toMatchObject({ status: 'funded', payout_tx_hash: null });
+    // SPEC: payout_tx_hash is the latest *confirmed* outgoing transfer; this one no longer is. The closing stays.
+    expect(await read(app, token, shopId, id)).toMatchObject({ status: 'settled', payout_tx_hash: null });
     // Re-included: confirmed again, payout_tx_hash back.
     expect(await confirm(payout.id, txHashFor(payout.id))).toMatchObject({ outcome: 'recorded', payout: { status: 'confirmed' } });
     expect(await read(app, token, shopId, id)).toMatchObject({ payout_tx_hash: txHashFor(payout.id) });
