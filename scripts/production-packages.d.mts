@@ -1,4 +1,4 @@
-// Types of scripts/production-packages.mjs, for the test of licences.
+// Types of scripts/production-packages.mjs, for the tests of licences and engines.
 export declare const LICENCES_FILE: string;
 
 export interface ReviewedLicence {
@@ -36,4 +36,8 @@ export declare function licenceProblems(
   packages: readonly InstalledPackage[],
   reviewed?: readonly ReviewedLicence[],
 ): (LicenceRow & { readonly class: LicenceClass })[];
+export declare function engineConflicts(
+  packages: readonly InstalledPackage[],
+  nodeRange: string,
+): { readonly name: string; readonly version: string; readonly engines: string }[];
 export declare function licencesDocument(packages: readonly InstalledPackage[], reviewed?: readonly ReviewedLicence[]): string;

@@ -1,9 +1,11 @@
-// The production dependency tree as installed in node_modules and its licences:
-// shared by `npm run licences` (scripts/licences.mjs), which writes
-// docs/licences.md, and by the test that keeps that file and the dependencies'
-// licences honest (test/unit/licences.test.ts).
+// The production dependency tree as installed in node_modules, its licences and
+// its Node engines: shared by `npm run licences` (scripts/licences.mjs), which
+// writes docs/licences.md, and by the tests that keep that file and the
+// dependencies' licences and engines honest (test/unit/licences.test.ts,
+// test/unit/engines.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import semver from 'semver';
 
 export const LICENCES_FILE = 'docs/licences.md';
 
@@ -221,6 +223,19 @@ export function licenceProblems(packages, reviewed = REVIEWED_LICENCES) {
     .map((row) => ({ ...row, class: classifyLicence(row.licence) }))
     .filter((row) => row.class === 'copyleft' || row.class === 'unknown')
     .filter((row) => !reviewed.some((item) => item.name === row.name && item.licence === row.licence));
+}
+
+/**
+ * Packages whose `engines.node` does not admit the lowest Node version that
+ * `nodeRange` (the root package.json's `engines.node`) allows: installing them
+ * on that Node prints EBADENGINE, and they may not run there.
+ */
+export function engineConflicts(packages, nodeRange) {
+  const minimum = semver.minVersion(nodeRange);
+  if (minimum === null) throw new Error(`engines.node ${nodeRange} admits no version`);
+  return packages
+    .filter((entry) => entry.engines !== null && !semver.satisfies(minimum, entry.engines, { includePrerelease: true }))
+    .map((entry) => ({ name: entry.name, version: entry.version, engines: entry.engines }));
 }
 
 /** The text of docs/licences.md. */
