@@ -1502,7 +1502,11 @@ export interface components {
             maximum_sweep: string;
         };
         SimulationResult: {
-            kind: string;
+            /**
+             * @description The kind simulated.
+             * @enum {string}
+             */
+            kind: "transfer.confirmed" | "invoice.closed" | "transfer.reverted" | "gas.wait" | "sweep.failed";
             /** Format: uuid */
             issuance_id: string;
             event_id: string | null;
@@ -4276,7 +4280,11 @@ export interface operations {
             content: {
                 "application/json": {
                     issuance_id: string;
-                    kind: string;
+                    /**
+                     * @description What to simulate. `gas.wait` and `sweep.failed` are internal payout signals: they change the scheduled payout only and send no webhook. Another value: 400 invalid_simulation.
+                     * @enum {string}
+                     */
+                    kind: "transfer.confirmed" | "invoice.closed" | "transfer.reverted" | "gas.wait" | "sweep.failed";
                     amount: string;
                     reference_event_id?: string;
                 };
