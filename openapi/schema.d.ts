@@ -1430,8 +1430,12 @@ export interface components {
             token_decimals: number;
             amount: string;
             amount_decimal: string;
+            /** @description Transfers: `observed`, `confirmed`, `reverted`. Payouts: `scheduled`, `waiting_gas`, `sending`, `sent`, `confirmed`, `failed`, `cancelled`, `reverted` — or, on a sandbox shop, `simulated`: a sandbox payout never moves money, so it is never sent, has no `tx_hash` and stays `simulated` (`cancelled` if a reversal withdrew it). */
             status: string;
+            /** @description True on a sandbox shop: a simulated transfer or payout; no money moved. */
+            sandbox: boolean;
             disposition: string | null;
+            /** @description The transaction; null for a payout not yet sent, and always for a sandbox payout. */
             tx_hash: string | null;
             fee: string | null;
             to_recipient: string | null;

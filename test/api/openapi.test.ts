@@ -131,14 +131,18 @@ describe('OpenAPI document', () => {
     expect(fs.readFileSync('LICENSE', 'utf8')).toMatch(/^ +Apache License\n +Version 2\.0, January 2004\n/);
   });
 
-  it('sandbox simulate: `kind` is an enum of SPEC "Sandbox" kinds in the request and the answer (issue 20)', () => {
+  it('sandbox simulate: `kind` is an enum of SPEC "Sandbox" kinds in the request and the answer; payments say `sandbox` and `simulated` (issue 20)', () => {
     const kinds = ['transfer.confirmed', 'invoice.closed', 'transfer.reverted', 'gas.wait', 'sweep.failed'];
     const simulate = document.paths['/shops/{shop_id}/sandbox/simulate']?.post as unknown as {
       requestBody: { content: Record<string, { schema: { properties: Record<string, { enum?: string[] }> } }> };
     };
     expect(simulate.requestBody.content['application/json']?.schema.properties.kind?.enum).toEqual(kinds);
-    const schemas = document.components.schemas as Record<string, { properties: Record<string, { enum?: string[] }> }>;
+    const schemas = document.components.schemas as Record<string, { properties: Record<string, { type?: unknown; enum?: string[]; description?: string }>; required?: string[] }>;
     expect(schemas.SimulationResult?.properties.kind?.enum).toEqual(kinds);
+    const payment = schemas.Payment;
+    expect(payment?.properties.sandbox?.type).toBe('boolean');
+    expect(payment?.required).toContain('sandbox');
+    expect(payment?.properties.status?.description).toContain('`simulated`');
   });
 
   it('the route list was captured from the live router', () => {
