@@ -1430,8 +1430,12 @@ export interface components {
             token_decimals: number;
             amount: string;
             amount_decimal: string;
+            /** @description Transfers: `observed`, `confirmed`, `reverted`. Payouts: `scheduled`, `waiting_gas`, `sending`, `sent`, `confirmed`, `failed`, `cancelled`, `reverted` — or, on a sandbox shop, `simulated`: a sandbox payout never moves money, so it is never sent, has no `tx_hash` and stays `simulated` (`cancelled` if a reversal withdrew it). */
             status: string;
+            /** @description True on a sandbox shop: a simulated transfer or payout; no money moved. */
+            sandbox: boolean;
             disposition: string | null;
+            /** @description The transaction; null for a payout not yet sent, and always for a sandbox payout. */
             tx_hash: string | null;
             fee: string | null;
             to_recipient: string | null;
@@ -1502,7 +1506,11 @@ export interface components {
             maximum_sweep: string;
         };
         SimulationResult: {
-            kind: string;
+            /**
+             * @description The kind simulated.
+             * @enum {string}
+             */
+            kind: "transfer.confirmed" | "invoice.closed" | "transfer.reverted" | "gas.wait" | "sweep.failed";
             /** Format: uuid */
             issuance_id: string;
             event_id: string | null;
@@ -4276,7 +4284,11 @@ export interface operations {
             content: {
                 "application/json": {
                     issuance_id: string;
-                    kind: string;
+                    /**
+                     * @description What to simulate. `gas.wait` and `sweep.failed` are internal payout signals: they change the scheduled payout only and send no webhook. Another value: 400 invalid_simulation.
+                     * @enum {string}
+                     */
+                    kind: "transfer.confirmed" | "invoice.closed" | "transfer.reverted" | "gas.wait" | "sweep.failed";
                     amount: string;
                     reference_event_id?: string;
                 };

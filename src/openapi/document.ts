@@ -74,7 +74,8 @@ export function openApiOptions(settings: DocumentSettings): FastifyDynamicSwagge
         version: '1',
         summary: 'Stablecoin invoices, deposits and webhooks.',
         description: 'Version 1 of the API, under {root_url}/api/v1. See docs/api-guide.md in the repository for a walk-through.',
-        license: { name: 'Proprietary (package.json: UNLICENSED)', identifier: 'LicenseRef-UNLICENSED' },
+        // The repository's LICENSE (package.json `license`); OpenAPI 3.1 takes an SPDX identifier here.
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ ...rootServer, url: `{root_url}${API_PREFIX}` }],
       // Declared here, not in transformObject: the plugin looks schemes up while it builds each operation.
@@ -98,8 +99,10 @@ function routeSchema(schema: Json | undefined, url: string, route: RouteOptions,
   if (operation.answer !== undefined) response[String(operation.answer.status)] = answerSchema(operation.answer);
   nameParts(response, operation);
   const meta: RouteMeta = { idempotent: config.idempotent === true, errors: errorStatuses(schema, url, config, admin) };
+  const body = documentedBody(schema?.body, operation);
   return {
     ...schema,
+    ...(body === undefined ? {} : { body }),
     hide: false,
     operationId: operation.id,
     summary: operation.summary,
@@ -110,6 +113,23 @@ function routeSchema(schema: Json | undefined, url: string, route: RouteOptions,
     response,
     [META]: meta,
   };
+}
+
+/**
+ * The body as the document states it: the route's, with the fields OPERATIONS
+ * states more exactly put in. The route keeps validating with its own schema
+ * (the plugin's transform changes the document only).
+ */
+function documentedBody(body: unknown, operation: OperationDoc): Json | undefined {
+  if (operation.bodyFields === undefined) return undefined;
+  if (body === undefined) throw new Error(`${operation.id}: body fields given but the route takes no body`);
+  const documented = plain(body);
+  const properties = documented.properties as Json | undefined;
+  for (const [field, fieldSchema] of Object.entries(operation.bodyFields)) {
+    if (properties?.[field] === undefined) throw new Error(`${operation.id}: the body has no field ${field} to document`);
+    properties[field] = plain(fieldSchema);
+  }
+  return documented;
 }
 
 function answerSchema(answer: Answer): Json {

@@ -19,6 +19,12 @@ export interface OperationDoc {
   /** The success answer, for a route whose schema declares none. */
   readonly answer?: Answer;
   /**
+   * Body fields as the document states them, where the route validates them
+   * more loosely on purpose: the use case refuses other values with its own
+   * SPEC code, which the validator would answer as invalid_request.
+   */
+  readonly bodyFields?: Readonly<Record<string, TSchema>>;
+  /**
    * Component names for parts of the success answer's schema, by JSON pointer
    * inside it (`''` the whole, `/items` an array's element, `/then`, `/anyOf/0`).
    */
@@ -322,6 +328,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       id: 'simulateSandboxEvent',
       summary: 'Simulate a transfer, a reversal, an invoice closing or a payout signal',
       description: 'Each new simulated event needs a new Idempotency-Key. `amount` is a base-unit string (`0` for invoice.closed).',
+      bodyFields: { kind: R.SimulationKind },
       ...named(json(200, 'What was recorded.', R.SimulationResult), 'SimulationResult'),
     },
     'POST /shops/{shop_id}/sandbox/reset': {

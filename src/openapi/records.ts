@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { ERROR_CODES } from '../platform/errors.js';
+import { SIMULATION_KINDS, type SimulationKind as SimulationKindValue } from '../sandbox/index.js';
 
 /**
  * Documentation-only schemas of the answers whose routes declare no response
@@ -184,8 +185,15 @@ export const Ok = Type.Object({ ok: Type.Literal(true) });
 
 export const Recipient = Type.Object({ address: Type.String({ description: 'Empty until set.' }) });
 
+const simulationKind = (description: string) => Type.Unsafe<SimulationKindValue>({ type: 'string', enum: [...SIMULATION_KINDS], description });
+
+/** The `kind` of a simulate request: SPEC "Sandbox" kinds; the route answers 400 invalid_simulation for any other. */
+export const SimulationKind = simulationKind(
+  'What to simulate. `gas.wait` and `sweep.failed` are internal payout signals: they change the scheduled payout only and send no webhook. Another value: 400 invalid_simulation.',
+);
+
 export const SimulationResult = Type.Object({
-  kind: Type.String(),
+  kind: simulationKind('The kind simulated.'),
   issuance_id: Uuid,
   event_id: Nullable(Uuid),
   transfer_id: Nullable(Uuid),

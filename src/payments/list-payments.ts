@@ -17,7 +17,10 @@ export interface PaymentView {
   /** Base units: a transfer's amount, a payout's gross. */
   amount: string;
   amount_decimal: string;
+  /** Transfers: observed, confirmed, reverted. Payouts: the queue status, or `simulated` on a sandbox shop. */
   status: string;
+  /** True on a sandbox shop: simulated events, no money moved. */
+  sandbox: boolean;
   /** Transfers: credited, overpayment, late or duplicate (null until confirmed); payouts: null. */
   disposition: string | null;
   tx_hash: string | null;
@@ -70,6 +73,7 @@ export function paymentView(record: PaymentRecord): PaymentView {
     amount: record.amount.toString(),
     amount_decimal: formatDecimal(record.amount, record.tokenDecimals),
     status: record.status,
+    sandbox: record.sandbox,
     disposition: record.disposition,
     tx_hash: record.txHash,
     fee: record.fee?.toString() ?? null,

@@ -2,7 +2,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import type { TransferDisposition, TransferStatus } from '../issuances/index.js';
-import type { PayoutStatus } from '../payouts/index.js';
+import { shownPayoutStatus, type ShownPayoutStatus } from '../payouts/index.js';
 
 /**
  * The payment history of a shop: its incoming transfers and its payouts as one
@@ -26,7 +26,10 @@ export interface PaymentRecord {
   readonly tokenDecimals: number;
   /** A transfer's amount; a payout's gross (what left the address: to_recipient + to_operator). */
   readonly amount: bigint;
-  readonly status: TransferStatus | PayoutStatus;
+  /** A transfer's status; a payout's as the history shows it (`simulated` for a sandbox payout, `shownPayoutStatus`). */
+  readonly status: TransferStatus | ShownPayoutStatus;
+  /** Recorded on a sandbox shop: simulated, no money moved. */
+  readonly sandbox: boolean;
   /** Transfers only (null until confirmed). */
   readonly disposition: TransferDisposition | null;
   readonly txHash: string | null;
@@ -81,6 +84,7 @@ const COMMON_COLUMNS = [
   'row.chain_id',
   'row.token',
   'row.status',
+  'row.sandbox',
   'row.tx_hash',
   'row.created_at',
   'row.confirmed_at',
@@ -93,7 +97,9 @@ async function listTransfers(executor: Executor, shopId: ShopId, query: PaymentP
     .select([...COMMON_COLUMNS, 'i.token_decimals', 'row.amount', 'row.disposition'])
     .where('row.shop_id', '=', shopId);
   const rows = await keysetPage(select, query).execute();
-  return rows.map((row) => toPaymentRecord('transfer', row, { amount: row.amount, disposition: row.disposition, fee: null, toRecipient: null, toOperator: null }));
+  return rows.map((row) =>
+    toPaymentRecord('transfer', row, { status: row.status, amount: row.amount, disposition: row.disposition, fee: null, toRecipient: null, toOperator: null }),
+  );
 }
 
 async function listPayouts(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
@@ -105,6 +111,7 @@ async function listPayouts(executor: Executor, shopId: ShopId, query: PaymentPag
   const rows = await keysetPage(select, query).execute();
   return rows.map((row) =>
     toPaymentRecord('payout', row, {
+      status: shownPayoutStatus(row.status, row.sandbox),
       // What left the address: to_recipient + to_operator.
       amount: row.gross,
       disposition: null,
@@ -139,13 +146,13 @@ interface CommonRow {
   readonly chain_id: number;
   readonly token: string;
   readonly token_decimals: number;
-  readonly status: TransferStatus | PayoutStatus;
+  readonly sandbox: boolean;
   readonly tx_hash: string | null;
   readonly created_at: Date;
   readonly confirmed_at: Date | null;
 }
 
-type OwnFields = Pick<PaymentRecord, 'disposition' | 'fee' | 'toRecipient' | 'toOperator'> & { readonly amount: string };
+type OwnFields = Pick<PaymentRecord, 'status' | 'disposition' | 'fee' | 'toRecipient' | 'toOperator'> & { readonly amount: string };
 
 function toPaymentRecord(type: PaymentType, row: CommonRow, own: OwnFields): PaymentRecord {
   return {
@@ -157,7 +164,7 @@ function toPaymentRecord(type: PaymentType, row: CommonRow, own: OwnFields): Pay
     chainId: row.chain_id,
     token: row.token,
     tokenDecimals: row.token_decimals,
-    status: row.status,
+    sandbox: row.sandbox,
     txHash: row.tx_hash,
     createdAt: row.created_at,
     confirmedAt: row.confirmed_at,

@@ -21,9 +21,15 @@ const PaymentSchema = Type.Object({
   token_decimals: Type.Integer(),
   amount: Type.String(),
   amount_decimal: Type.String(),
-  status: Type.String(),
+  status: Type.String({
+    description:
+      'Transfers: `observed`, `confirmed`, `reverted`. Payouts: `scheduled`, `waiting_gas`, `sending`, `sent`, `confirmed`, ' +
+      '`failed`, `cancelled`, `reverted` — or, on a sandbox shop, `simulated`: a sandbox payout never moves money, so it is ' +
+      'never sent, has no `tx_hash` and stays `simulated` (`cancelled` if a reversal withdrew it).',
+  }),
+  sandbox: Type.Boolean({ description: 'True on a sandbox shop: a simulated transfer or payout; no money moved.' }),
   disposition: NullableString,
-  tx_hash: NullableString,
+  tx_hash: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'The transaction; null for a payout not yet sent, and always for a sandbox payout.' }),
   fee: NullableString,
   to_recipient: NullableString,
   to_operator: NullableString,

@@ -13,7 +13,7 @@ export type { PayoutOutcome } from './apply-payout-input.js';
 export { SendPayoutsJob, type SendPayoutsDeps } from './send-payouts.job.js';
 export { MAX_SEND_ERRORS } from './payout-lifecycle.js';
 export { payoutLedger } from './payout-ledger.js';
-export type { Payout, PayoutStatus } from './payout.js';
+export { shownPayoutStatus, type Payout, type PayoutStatus, type ShownPayoutStatus } from './payout.js';
 
 /** The module's worker: payout sending. */
 export function payoutJobs(context: AppContext): Job[] {

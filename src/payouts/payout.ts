@@ -31,3 +31,18 @@ export interface Payout extends IssuanceEntry {
 export const UNSENT_PAYOUT_STATUSES: readonly PayoutStatus[] = ['scheduled', 'waiting_gas', 'failed'];
 /** Payout states in which the sweep was broadcast or confirmed. */
 export const BROADCAST_PAYOUT_STATUSES: readonly PayoutStatus[] = ['sending', 'sent', 'confirmed'];
+
+/** What the payment history shows for a payout: its queue status, or `simulated` (below). */
+export type ShownPayoutStatus = PayoutStatus | 'simulated';
+
+/**
+ * A sandbox payout never leaves its address: no worker claims it, and sandbox
+ * money does not exist (LEDGER "Sandbox"). Its queue status would read as a
+ * payout stuck before sending, so the payment history shows `simulated`
+ * instead while it stands; a reversal that withdrew it still shows
+ * `cancelled`. The queue status itself is kept, and the internal signals that
+ * change it (gas.wait, sweep.failed) report it in the simulate answer.
+ */
+export function shownPayoutStatus(status: PayoutStatus, sandbox: boolean): ShownPayoutStatus {
+  return sandbox && UNSENT_PAYOUT_STATUSES.includes(status) ? 'simulated' : status;
+}

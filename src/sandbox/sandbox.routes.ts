@@ -11,6 +11,8 @@ const ShopParams = Type.Object({ shop_id: Type.String() });
 const SimulateBody = Type.Object(
   {
     issuance_id: Type.String(),
+    // Any text here: an unknown kind is the use case's `invalid_simulation`, not the
+    // validator's invalid_request. The document states the five (src/openapi/operations.ts).
     kind: Type.String(),
     amount: Type.String(),
     reference_event_id: Type.Optional(Type.String()),

@@ -32,7 +32,9 @@ export interface SimulateResult {
   readonly payout: { readonly id: string; readonly status: string; readonly attempts: number } | null;
 }
 
-const KINDS = ['transfer.confirmed', 'invoice.closed', 'transfer.reverted', 'gas.wait', 'sweep.failed'] as const;
+/** SPEC "Sandbox": the kinds simulate accepts, in SPEC's order. Any other is `invalid_simulation`. */
+export const SIMULATION_KINDS = ['transfer.confirmed', 'invoice.closed', 'transfer.reverted', 'gas.wait', 'sweep.failed'] as const;
+export type SimulationKind = (typeof SIMULATION_KINDS)[number];
 
 /**
  * POST /shops/{id}/sandbox/simulate: inserts only the requested event, through
@@ -48,7 +50,7 @@ export async function simulateSandboxEvent(
   body: SimulateBody,
 ): Promise<SimulateResult> {
   if (!shop.sandbox) throw new IvoryError('forbidden');
-  const kind = KINDS.find((known) => known === body.kind);
+  const kind = SIMULATION_KINDS.find((known) => known === body.kind);
   if (kind === undefined) throw new IvoryError('invalid_simulation', { reason: 'unknown_kind' });
   const amount = parseBaseUnits(body.amount);
   if (amount === undefined) throw new IvoryError('invalid_amount');

@@ -57,6 +57,7 @@ interface Operation {
 type OpenApiPaths = Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
 interface Document {
   openapi: string;
+  info: { license?: { name: string; identifier?: string; url?: string } };
   servers: { url: string; variables: Record<string, { default: string }> }[];
   tags: { name: string }[];
   paths: OpenApiPaths;
@@ -121,6 +122,27 @@ describe('OpenAPI document', () => {
     expect(document.servers).toEqual([
       { url: `{root_url}${API_PREFIX}`, variables: { root_url: { default: DOCUMENT_ENV.PUBLIC_URL, description: expect.any(String) } } },
     ]);
+  });
+
+  it('info.license is the repository\'s licence: package.json `license`, the LICENSE file (issue 20)', () => {
+    const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { license: string };
+    expect(manifest.license).toBe('Apache-2.0');
+    expect(document.info.license).toEqual({ name: manifest.license, identifier: manifest.license });
+    expect(fs.readFileSync('LICENSE', 'utf8')).toMatch(/^ +Apache License\n +Version 2\.0, January 2004\n/);
+  });
+
+  it('sandbox simulate: `kind` is an enum of SPEC "Sandbox" kinds in the request and the answer; payments say `sandbox` and `simulated` (issue 20)', () => {
+    const kinds = ['transfer.confirmed', 'invoice.closed', 'transfer.reverted', 'gas.wait', 'sweep.failed'];
+    const simulate = document.paths['/shops/{shop_id}/sandbox/simulate']?.post as unknown as {
+      requestBody: { content: Record<string, { schema: { properties: Record<string, { enum?: string[] }> } }> };
+    };
+    expect(simulate.requestBody.content['application/json']?.schema.properties.kind?.enum).toEqual(kinds);
+    const schemas = document.components.schemas as Record<string, { properties: Record<string, { type?: unknown; enum?: string[]; description?: string }>; required?: string[] }>;
+    expect(schemas.SimulationResult?.properties.kind?.enum).toEqual(kinds);
+    const payment = schemas.Payment;
+    expect(payment?.properties.sandbox?.type).toBe('boolean');
+    expect(payment?.required).toContain('sandbox');
+    expect(payment?.properties.status?.description).toContain('`simulated`');
   });
 
   it('the route list was captured from the live router', () => {

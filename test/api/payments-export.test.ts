@@ -3,7 +3,7 @@ import { csvField } from '../../src/payments/export-payments-csv.js';
 import { newId } from '../../src/platform/crypto.js';
 import { createTestApp, authed, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
-import { BASE, BASE_USDC, createDeposit, openInvoice, pay, payoutsOf, transfersOf, usdc } from './issuances-helpers.js';
+import { BASE, BASE_USDC, createDeposit, openInvoice, pay, payoutsOf, simulate, transfersOf, usdc } from './issuances-helpers.js';
 
 // SPEC "Shops": GET /shops/{shop_id}/export.csv (read access; CSV of payment history for accounting).
 // RFC 4180 for the format.
@@ -156,12 +156,28 @@ describe('GET /shops/{shop_id}/export.csv', () => {
       fee: '0.5',
       to_recipient: '99.5',
       to_operator: '1',
-      status: 'scheduled',
+      // A sandbox shop: the payout is simulated, never sent (decision 0022).
+      status: 'simulated',
       disposition: '',
       tx_hash: '',
       confirmed_at: '',
     });
     expect(one).toMatchObject({ kind: 'transfer', issuance_id: other.id, external_id: '', amount: '1' });
+  });
+
+  it('a settled sandbox invoice\'s payout row is `simulated` with no tx hash, not `scheduled` for ever (issue 20, decision 0022)', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const token = owner.key.token;
+    const invoice = await openInvoice(app, token, owner.shop.id, usdc(100));
+    await pay(app, token, owner.shop.id, invoice.id, usdc(100));
+    const closed = await simulate(app, token, owner.shop.id, { issuance_id: invoice.id, kind: 'invoice.closed', amount: '0' });
+    expect(closed.statusCode, closed.body).toBe(200);
+
+    const rows = rowsByColumn(parseCsv((await exportCsv(token, owner.shop.id)).body));
+    const [payout] = await payoutsOf(app, invoice.id);
+    expect(rows.find((row) => row.id === payout!.id)).toMatchObject({ kind: 'payout', status: 'simulated', tx_hash: '', confirmed_at: '', to_recipient: '99.5' });
+    expect(rows.find((row) => row.kind === 'transfer')).toMatchObject({ status: 'confirmed', disposition: 'credited' });
+    expect(payout!.status).toBe('scheduled');
   });
 
   it('RFC 4180 quoting of an external_id with comma, quote and line breaks; CRLF record ends', async () => {

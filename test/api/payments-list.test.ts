@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, authed, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
 import { member } from './merchants-helpers.js';
-import { openInvoice, pay, payoutsOf, transfersOf, usdc } from './issuances-helpers.js';
+import { createDeposit, BASE, BASE_USDC, openInvoice, pay, payoutsOf, simulate, transfersOf, usdc } from './issuances-helpers.js';
+import { createLiveApp, openLiveInvoice, watcherConfirms } from './payouts-helpers.js';
 
 // SPEC "Shops": GET /shops/{shop_id}/payments (K(read); query limit; response shape n/s — ours:
 // {data, next_cursor}, incoming transfers and payouts, newest first).
@@ -113,7 +114,9 @@ describe('GET /shops/{shop_id}/payments', () => {
       token_decimals: 6,
       amount: usdc(100),
       amount_decimal: '100',
-      status: 'scheduled',
+      // A sandbox shop: the payout is simulated, never sent (decision 0022).
+      status: 'simulated',
+      sandbox: true,
       disposition: null,
       tx_hash: null,
       fee: usdc(0.5),
@@ -134,6 +137,7 @@ describe('GET /shops/{shop_id}/payments', () => {
       amount: usdc(40),
       amount_decimal: '40',
       status: 'confirmed',
+      sandbox: true,
       disposition: 'credited',
       tx_hash: forty.tx_hash,
       fee: null,
@@ -208,5 +212,75 @@ describe('GET /shops/{shop_id}/payments', () => {
     const response = await list(owner.session.token, '00000000-0000-4000-8000-000000000000');
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe('shop_not_found');
+  });
+});
+
+describe('GET /shops/{shop_id}/payments: sandbox payouts (issue 20, decision 0022)', () => {
+  async function payoutItem(token: string, shopId: string, issuanceId: string) {
+    const [payout] = await payoutsOf(app, issuanceId);
+    const data = (await list(token, shopId)).json().data as Item[];
+    return { row: payout!, item: data.find((item) => item.id === payout!.id) };
+  }
+
+  it('a settled sandbox invoice\'s payout is `simulated` with sandbox true and no tx hash, not `scheduled` for ever', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const token = owner.key.token;
+    const invoice = await openInvoice(app, token, owner.shop.id, usdc(100));
+    await pay(app, token, owner.shop.id, invoice.id, usdc(100));
+    const closed = await simulate(app, token, owner.shop.id, { issuance_id: invoice.id, kind: 'invoice.closed', amount: '0' });
+    expect(closed.statusCode, closed.body).toBe(200);
+
+    const { row, item } = await payoutItem(token, owner.shop.id, invoice.id);
+    expect(item).toMatchObject({ type: 'payout', status: 'simulated', sandbox: true, tx_hash: null, amount: usdc(100), to_recipient: usdc(99.5) });
+    // The queue row itself is unchanged: nothing was sent and no payout event was invented (SPEC "Sandbox").
+    expect(row).toMatchObject({ status: 'scheduled', tx_hash: null, sent_at: null, confirmed_at: null });
+    const events = await app.context.db.selectFrom('events').select('type').where('issuance_id', '=', invoice.id).execute();
+    expect(events.map((event) => event.type).sort()).toEqual(['invoice.closed', 'transfer.confirmed']);
+  });
+
+  it('a sandbox deposit\'s sweep is `simulated` too; the internal signals change the queue status, not what the history shows', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const token = owner.key.token;
+    const created = await createDeposit(app, token, owner.shop.id, { chain_id: BASE, token: BASE_USDC });
+    expect(created.statusCode, created.body).toBe(202);
+    await app.jobs.drain();
+    const depositId = created.json().id as string;
+    // Base's sweep threshold is 10 USDC (LEDGER "Deposits"): one sweep, and deposits never close.
+    await pay(app, token, owner.shop.id, depositId, usdc(11));
+    expect((await payoutItem(token, owner.shop.id, depositId)).item).toMatchObject({ status: 'simulated', sandbox: true, tx_hash: null, amount: usdc(11) });
+
+    const wait = await simulate(app, token, owner.shop.id, { issuance_id: depositId, kind: 'gas.wait', amount: '0' });
+    expect(wait.json().payout.status).toBe('waiting_gas');
+    const { row, item } = await payoutItem(token, owner.shop.id, depositId);
+    expect(row.status).toBe('waiting_gas');
+    expect(item).toMatchObject({ status: 'simulated', sandbox: true, tx_hash: null });
+  });
+
+  it('a sandbox payout withdrawn by a reversal stays `cancelled`', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const token = owner.key.token;
+    const invoice = await openInvoice(app, token, owner.shop.id, usdc(10));
+    const paid = await pay(app, token, owner.shop.id, invoice.id, usdc(10));
+    const reverted = await simulate(app, token, owner.shop.id, { issuance_id: invoice.id, kind: 'transfer.reverted', amount: '0', reference_event_id: paid.event_id });
+    expect(reverted.statusCode, reverted.body).toBe(200);
+    const { row, item } = await payoutItem(token, owner.shop.id, invoice.id);
+    expect(row.status).toBe('cancelled');
+    expect(item).toMatchObject({ status: 'cancelled', sandbox: true });
+  });
+});
+
+describe('GET /shops/{shop_id}/payments: a live shop', () => {
+  it('shows the payout\'s queue status, sandbox false', async () => {
+    const { app: live } = await createLiveApp();
+    try {
+      const invoice = await openLiveInvoice(live, usdc(20));
+      await watcherConfirms(live, invoice.id, invoice.address, usdc(20));
+      const response = await live.request({ method: 'GET', url: `/api/v1/shops/${invoice.shopId}/payments`, headers: authed(invoice.token) });
+      const data = response.json().data as Item[];
+      expect(data.find((item) => item.type === 'payout')).toMatchObject({ status: 'scheduled', sandbox: false, tx_hash: null });
+      expect(data.find((item) => item.type === 'transfer')).toMatchObject({ status: 'confirmed', sandbox: false });
+    } finally {
+      await live.close();
+    }
   });
 });

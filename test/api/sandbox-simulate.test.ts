@@ -137,6 +137,31 @@ describe('POST sandbox/simulate: refusals, nothing stored', () => {
   });
 });
 
+describe('POST sandbox/simulate: kind, as documented and as answered (issue 20)', () => {
+  it('the OpenAPI document lists SPEC\'s five kinds as an enum; each is taken, any other is still 400 invalid_simulation', async () => {
+    const document = (await app.request({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const body = document.paths['/shops/{shop_id}/sandbox/simulate'].post.requestBody.content['application/json'].schema;
+    const kinds = body.properties.kind.enum as string[];
+    expect(kinds).toEqual(['transfer.confirmed', 'invoice.closed', 'transfer.reverted', 'gas.wait', 'sweep.failed']);
+    expect(body.properties.kind.type).toBe('string');
+
+    const owner = await createOwnerWithShop(app.context.db);
+    const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(100));
+    for (const kind of kinds) {
+      // Amount "0" is refused by transfer.confirmed and the rest need a state this invoice is not in:
+      // whatever the refusal, it is never the unknown kind's.
+      const response = await simulate(app, owner.key.token, owner.shop.id, { issuance_id: invoice.id, kind, amount: '0' });
+      expect(response.statusCode, kind).toBe(400);
+      expect(response.json().error.details?.reason, kind).not.toBe('unknown_kind');
+    }
+    for (const kind of ['transfer.observed', 'TRANSFER.CONFIRMED', '', 'payout.confirmed']) {
+      const response = await simulate(app, owner.key.token, owner.shop.id, { issuance_id: invoice.id, kind, amount: '0' });
+      expect(response.statusCode, kind).toBe(400);
+      expect(response.json().error, kind).toMatchObject({ code: 'invalid_simulation', details: { reason: 'unknown_kind' } });
+    }
+  });
+});
+
 describe('POST sandbox/simulate: idempotency', () => {
   it('the same key repeats the stored answer and inserts nothing more; each new event needs a new key', async () => {
     const owner = await createOwnerWithShop(app.context.db);

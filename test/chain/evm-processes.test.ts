@@ -476,7 +476,7 @@ describe.skipIf(!onPostgres)('two worker processes on one PostgreSQL (issue 9 "T
     expect(new Set(payouts.map((payout) => payout.issuance_id)).size).toBe(INVOICES);
     for (const payout of payouts) expect(payout.status).toBe('confirmed');
     const signed = await handle.db
-      .$extendTables<EvmTables>()
+      .withTables<EvmTables>()
       .selectFrom('evm_payout_transactions')
       .select(['payout_id', 'nonce', 'status', 'tx_hash'])
       .where('payout_id', 'in', payouts.map((payout) => payout.id))
@@ -582,7 +582,7 @@ describe('a serve process killed mid-payout, then restarted (issue 9 "Tests": ex
     // What the dead process left: the signed transaction, stored and committed, never broadcast.
     const payoutBefore = await withDb(database, async (handle) => {
       const payout = await handle.db.selectFrom('payouts').select(['id', 'status']).where('issuance_id', '=', invoice.id).executeTakeFirstOrThrow();
-      const rows = await handle.db.$extendTables<EvmTables>().selectFrom('evm_payout_transactions').select(['tx_hash', 'status', 'broadcast_at']).where('payout_id', '=', payout.id).execute();
+      const rows = await handle.db.withTables<EvmTables>().selectFrom('evm_payout_transactions').select(['tx_hash', 'status', 'broadcast_at']).where('payout_id', '=', payout.id).execute();
       return { payout, rows };
     });
     expect(payoutBefore.payout.status).toBe('sending');
@@ -602,7 +602,7 @@ describe('a serve process killed mid-payout, then restarted (issue 9 "Tests": ex
     await withDb(database, async (handle) => {
       const payouts = await handle.db.selectFrom('payouts').select(['id', 'status', 'tx_hash']).where('issuance_id', '=', invoice.id).execute();
       expect(payouts).toEqual([{ id: payoutBefore.payout.id, status: 'confirmed', tx_hash: heldHash }]);
-      const rows = await handle.db.$extendTables<EvmTables>().selectFrom('evm_payout_transactions').select(['tx_hash', 'status']).where('payout_id', '=', payoutBefore.payout.id).execute();
+      const rows = await handle.db.withTables<EvmTables>().selectFrom('evm_payout_transactions').select(['tx_hash', 'status']).where('payout_id', '=', payoutBefore.payout.id).execute();
       expect(rows).toEqual([{ tx_hash: heldHash, status: 'confirmed' }]);
       const types = await handle.db.selectFrom('events').select('type').where('issuance_id', '=', invoice.id).orderBy('sequence').execute();
       expect(types.map((row) => row.type)).toEqual(['transfer.observed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);
@@ -631,7 +631,7 @@ describe('a serve process killed mid-payout, then restarted (issue 9 "Tests": ex
         await monitor.query(`alter database ${database.name} set client_connection_check_interval = '100ms'`);
         const first = await serve('serve-3');
         await fundRelayer(baseUrl, chain);
-        const relayerBefore = await handle.db.$extendTables<EvmTables>().selectFrom('evm_relayers').select(['next_nonce']).executeTakeFirstOrThrow();
+        const relayerBefore = await handle.db.withTables<EvmTables>().selectFrom('evm_relayers').select(['next_nonce']).executeTakeFirstOrThrow();
         const broadcastsBefore = proxy.broadcasts.length;
         // EXCLUSIVE mode: reads go on (the process locks the relayer row, lists the payout's
         // attempts, signs), the INSERT of the signed transaction waits.
@@ -661,8 +661,8 @@ describe('a serve process killed mid-payout, then restarted (issue 9 "Tests": ex
 
         const payout = await handle.db.selectFrom('payouts').select(['id', 'status', 'next_attempt_at']).where('issuance_id', '=', invoice.id).executeTakeFirstOrThrow();
         expect(payout.status).toBe('sending');
-        expect(await handle.db.$extendTables<EvmTables>().selectFrom('evm_payout_transactions').select('id').where('payout_id', '=', payout.id).execute()).toEqual([]);
-        expect(await handle.db.$extendTables<EvmTables>().selectFrom('evm_relayers').select(['next_nonce']).executeTakeFirstOrThrow()).toEqual(relayerBefore);
+        expect(await handle.db.withTables<EvmTables>().selectFrom('evm_payout_transactions').select('id').where('payout_id', '=', payout.id).execute()).toEqual([]);
+        expect(await handle.db.withTables<EvmTables>().selectFrom('evm_relayers').select(['next_nonce']).executeTakeFirstOrThrow()).toEqual(relayerBefore);
         expect(proxy.broadcasts.length).toBe(broadcastsBefore); // the signed transaction never left the process
         expect((await sweptLogs(chain)).filter((log) => log.forwarder === invoice.address)).toEqual([]);
 
@@ -676,7 +676,7 @@ describe('a serve process killed mid-payout, then restarted (issue 9 "Tests": ex
         const sweeps = (await sweptLogs(chain)).filter((log) => log.forwarder === invoice.address);
         expect(sweeps).toEqual([{ forwarder: invoice.address, toRecipient: amount - fee(amount), toOperator: fee(amount), txHash: settled.payout_tx_hash }]);
         expect(await balanceOf(chain, shop.recipient)).toBe(amount - fee(amount));
-        const rows = await handle.db.$extendTables<EvmTables>().selectFrom('evm_payout_transactions').select(['tx_hash', 'status', 'nonce']).where('payout_id', '=', payout.id).execute();
+        const rows = await handle.db.withTables<EvmTables>().selectFrom('evm_payout_transactions').select(['tx_hash', 'status', 'nonce']).where('payout_id', '=', payout.id).execute();
         expect(rows).toEqual([{ tx_hash: settled.payout_tx_hash, status: 'confirmed', nonce: relayerBefore.next_nonce }]); // the dead process's signature took no nonce
         const types = await handle.db.selectFrom('events').select('type').where('issuance_id', '=', invoice.id).orderBy('sequence').execute();
         expect(types.map((row) => row.type)).toEqual(['transfer.observed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);

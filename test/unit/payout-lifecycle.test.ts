@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PayoutStatus } from '../../src/payouts/index.js';
+import { shownPayoutStatus, type PayoutStatus } from '../../src/payouts/index.js';
 import { GAS_RETRY_MS, MAX_SEND_ERRORS, payoutTransition, sendRetryDelayMs, type PayoutInput } from '../../src/payouts/payout-lifecycle.js';
 
 // The payout's lifecycle (SPEC "Events": payout.sent / confirmed / reverted / failed;
@@ -147,5 +147,26 @@ describe('payoutTransition', () => {
     expect(payoutTransition(state('reverted'), { type: 'reverted' })).toEqual({ refused: 'already_reverted' });
     expect(payoutTransition(state('sent'), { type: 'broadcast', txHash: HASH })).toEqual({ refused: 'already_sent' });
     expect(payoutTransition(state('cancelled'), { type: 'confirmed', txHash: HASH })).toEqual({ refused: 'withdrawn' });
+  });
+});
+
+describe('shownPayoutStatus: what the payment history shows (decision 0022)', () => {
+  const statuses: PayoutStatus[] = ['scheduled', 'waiting_gas', 'sending', 'sent', 'confirmed', 'failed', 'cancelled', 'reverted'];
+
+  it('a live payout shows its queue status', () => {
+    for (const status of statuses) expect(shownPayoutStatus(status, false)).toBe(status);
+  });
+
+  it('a sandbox payout that stands is `simulated` (it is never sent); a withdrawn one stays `cancelled`', () => {
+    expect(statuses.map((status) => [status, shownPayoutStatus(status, true)])).toEqual([
+      ['scheduled', 'simulated'],
+      ['waiting_gas', 'simulated'],
+      ['sending', 'sending'],
+      ['sent', 'sent'],
+      ['confirmed', 'confirmed'],
+      ['failed', 'simulated'],
+      ['cancelled', 'cancelled'],
+      ['reverted', 'reverted'],
+    ]);
   });
 });

@@ -5,7 +5,7 @@ import type { Forwarder } from './forwarder-terms.js';
 
 /** SQL for `evm_forwarders`: each live issuance's forwarder and the terms its address commits. */
 
-const evm = (executor: Executor) => executor.$extendTables<EvmTables>();
+const evm = (executor: Executor) => executor.withTables<EvmTables>();
 
 /** Stores the forwarder unless the issuance has one already (asked twice): the first one stays. */
 export async function insertForwarderIfAbsent(executor: Executor, forwarder: Forwarder, now: Date): Promise<void> {

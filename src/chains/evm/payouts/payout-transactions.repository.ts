@@ -34,7 +34,7 @@ export interface MinedIn {
   readonly effectiveGasPrice: bigint;
 }
 
-const evm = (executor: Executor) => executor.$extendTables<EvmTables>();
+const evm = (executor: Executor) => executor.withTables<EvmTables>();
 
 function toPayoutTransaction(row: Selectable<EvmPayoutTransactionsTable>): PayoutTransaction {
   return {

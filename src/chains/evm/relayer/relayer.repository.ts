@@ -11,8 +11,8 @@ export interface RelayerRow {
   readonly nextNonce: bigint;
 }
 
-const evm = (executor: Executor) => executor.$extendTables<EvmTables>();
-const evmTx = (trx: Tx) => trx.$extendTables<EvmTables>();
+const evm = (executor: Executor) => executor.withTables<EvmTables>();
+const evmTx = (trx: Tx) => trx.withTables<EvmTables>();
 
 type Row = { chain_id: number; address: string; sealed_key: string; next_nonce: string };
 const toRelayer = (row: Row): RelayerRow => ({

@@ -2,7 +2,7 @@ import type { ColumnType, CreatedAt, NullableTimestamp, Numeric, Timestamp } fro
 
 /**
  * The Kysely view of the EVM tables (migration 202611230020_evm_relayer).
- * Repositories of `chains/evm/` reach them with `executor.$extendTables<EvmTables>()`
+ * Repositories of `chains/evm/` reach them with `executor.withTables<EvmTables>()`
  * until these interfaces are joined into `platform/database/schema.ts`.
  */
 
@@ -62,7 +62,7 @@ export interface EvmPayoutTransactionsTable {
   confirmed_at: NullableTimestamp;
 }
 
-/** A type alias, not an interface: `$extendTables` wants an index-signature-compatible record. */
+/** A type alias, not an interface: `withTables` wants an index-signature-compatible record. */
 export type EvmTables = {
   evm_relayers: EvmRelayersTable;
   evm_forwarders: EvmForwardersTable;

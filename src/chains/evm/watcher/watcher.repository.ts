@@ -7,8 +7,8 @@ import type { EvmTransferStatus, EvmWatcherTables, LedgerStatus } from './watche
  * typed in `watcher.schema.ts` and joined onto the shared `Database` here, so
  * the shared schema file needs no edit.
  */
-const tables = (executor: Executor) => executor.$extendTables<EvmWatcherTables>();
-const tablesTx = (trx: Tx) => trx.$extendTables<EvmWatcherTables>();
+const tables = (executor: Executor) => executor.withTables<EvmWatcherTables>();
+const tablesTx = (trx: Tx) => trx.withTables<EvmWatcherTables>();
 
 /** A transfer as the watcher keeps it. */
 export interface WatchedTransfer {

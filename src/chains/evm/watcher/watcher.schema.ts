@@ -2,7 +2,7 @@ import type { Numeric, Timestamp } from '../../../platform/database/schema.js';
 
 /**
  * The Kysely view of the watcher's tables (migrations/202611230010_evm_watcher.sql).
- * The repository extends the shared `Database` with these (`$extendTables`), so
+ * The repository extends the shared `Database` with these (`withTables`), so
  * `platform/database/schema.ts` need not know them; joining `EvmWatcherTables`
  * into its `Database` later changes nothing here.
  */
