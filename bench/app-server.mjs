@@ -7,7 +7,7 @@
 //   start                                  → { type: 'ready', url, kind, shopId, apiKey, publicId, invoiceBody }
 //   { type: 'start-jobs' }                 → { type: 'jobs-started', url }   (rebuilt with runJobs: true)
 //   { type: 'write-events', count, batch } → { type: 'events-written', firstCommitAt, lastCommitAt }
-//   { type: 'seed-list', count }           → { type: 'list-seeded', shopId, apiKey, deepCursor, externalId, seconds }
+//   { type: 'seed-list', count }           → { type: 'list-seeded', shopId, apiKey, deepCursor, externalId, oneId, seconds }
 //   { type: 'stop' }                       → exits
 // Any failure answers { type: 'error', message } instead.
 import { buildApp } from '../dist/app.js';
@@ -237,7 +237,9 @@ async function seedIssuanceList(current, count) {
     order by created_at desc, id desc offset ${Math.floor((singles + groupCount) * 0.9)} limit 1`.execute(db);
   const [deep] = rows;
   if (deep === undefined) throw new Error('seed-list: no row 90% deep');
-  return { shopId, apiKey, deepCursor: encodeIssuanceCursor({ createdAt: deep.created_at, id: deep.id }), externalId: `order-${Math.floor(singles / 2)}`, seconds: (Date.now() - started) / 1000 };
+  const externalId = `order-${Math.floor(singles / 2)}`;
+  const one = await db.selectFrom('issuances').select('id').where('shop_id', '=', shopId).where('external_id', '=', externalId).executeTakeFirstOrThrow();
+  return { shopId, apiKey, deepCursor: encodeIssuanceCursor({ createdAt: deep.created_at, id: deep.id }), externalId, oneId: one.id, seconds: (Date.now() - started) / 1000 };
 }
 
 async function drainAll(current) {

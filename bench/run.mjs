@@ -179,6 +179,7 @@ async function listSection(appChild, app) {
   const headers = { authorization: `Bearer ${seeded.apiKey}` };
   const base = `/api/v1/shops/${seeded.shopId}/issuances`;
   const cases = [
+    ['one by id (GET issuances/{id}, for scale)', `${base}/${seeded.oneId}`],
     ['first page (50)', base],
     ['page 90% deep (cursor, 50)', `${base}?cursor=${encodeURIComponent(seeded.deepCursor)}`],
     ['status=reconciling (indexed)', `${base}?status=reconciling`],
@@ -193,7 +194,7 @@ async function listSection(appChild, app) {
     const body = await probe.json();
     if (probe.status !== 200) throw new Error(`GET ${listPath} answered ${probe.status} ${JSON.stringify(body)}`);
     const row = await measure(`GET issuances: ${name}`, 'read', app.url, { method: 'GET', path: listPath, headers });
-    rows.push({ ...row, items: body.data.length, next_page: body.next_cursor !== null, ratio: round(row.requests_per_second / reference.requests_per_second, 2) });
+    rows.push({ ...row, items: body.data?.length ?? 1, next_page: body.next_cursor !== undefined && body.next_cursor !== null, ratio: round(row.requests_per_second / reference.requests_per_second, 2) });
   }
   const header = ['case', 'items', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs /me'];
   const lines = rows.map((row) => [row.route, String(row.items), String(row.requests_per_second), String(row.p50_ms), String(row.p99_ms), String(row.non_2xx + row.errors), row.ratio.toFixed(2)]);
