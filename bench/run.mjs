@@ -8,9 +8,11 @@
 // Then the EVM chain's figures (bench/chain-watcher.mjs, in its own process: catch-up
 // throughput, detection latency, sweep gas).
 //
-// Environment: BENCH_ONLY (`http` or `chain`: that part alone), BENCH_SECONDS (10),
-// BENCH_EVENTS (5000), BENCH_WRITERS (4), BENCH_DATABASE_URL (PostgreSQL; embedded PGlite in
-// temporary directories otherwise); bench/chain-watcher.mjs lists its own.
+// Environment: BENCH_ONLY (`http`, `list` or `chain`: that part alone; `list` is the issuance
+// list section below without the rest of `http`), BENCH_SECONDS (10), BENCH_EVENTS (5000),
+// BENCH_WRITERS (4), BENCH_LIST_ISSUANCES (100000 issuances in the listed shop; 0 skips the
+// section), BENCH_DATABASE_URL (PostgreSQL; embedded PGlite in temporary directories
+// otherwise); bench/chain-watcher.mjs lists its own.
 import { fork, spawn as spawnProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -27,6 +29,7 @@ const EVENT_BATCH = 20;
 /** Concurrent event writers (as several API processes would be); PGlite runs them one at a time anyway. */
 const EVENT_WRITERS = Math.round(positiveNumber('BENCH_WRITERS', 4));
 const WARMUP_SECONDS = Math.min(2, Math.max(1, Math.round(SECONDS / 5)));
+const LIST_ISSUANCES = Math.round(nonNegativeNumber('BENCH_LIST_ISSUANCES', 100_000));
 
 /** Ratios the issues set: route → minimum share of its baseline. */
 /** Issue 13's table: checkout and /me at 0.7 of one primary-key read, invoice creation at 0.5 of one insert transaction. */
@@ -34,8 +37,8 @@ const TARGETS = { 'GET /me (API key)': 0.7, 'GET /checkout/:public_id': 0.7, 'PO
 const WEBHOOK_TARGET = { deliveriesPerSecond: 1000, p99Ms: 500 };
 
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'http', 'chain'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "http" or "chain", got "${ONLY}"`);
+if (!['', 'http', 'list', 'chain'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "http", "list" or "chain", got "${ONLY}"`);
   process.exit(2);
 }
 
@@ -43,8 +46,9 @@ const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-bench-'));
 const children = [];
 
 try {
-  if (ONLY !== 'chain') await main();
-  if (ONLY !== 'http') await chainBench();
+  if (ONLY === 'list') await listOnly();
+  else if (ONLY !== 'chain') await main();
+  if (ONLY === '' || ONLY === 'chain') await chainBench();
 } catch (error) {
   console.error(error instanceof Error ? error.stack : error);
   process.exitCode = 1;
@@ -129,16 +133,77 @@ async function main() {
   }
   printTable(rows);
 
+  const issuanceList = await listSection(appChild, app);
+
   console.log('\nwebhook delivery throughput');
   const webhooks = await webhookSection(appChild, app).catch((error) => ({
     skipped: `skipped: webhooks not available (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
   }));
   printWebhooks(webhooks);
 
-  const results = { at: new Date().toISOString(), machine, settings: { connections: CONNECTIONS, pipelining: 1, seconds: SECONDS, warmup_seconds: WARMUP_SECONDS, events: EVENTS }, routes: rows, webhooks };
+  const results = {
+    at: new Date().toISOString(),
+    machine,
+    settings: { connections: CONNECTIONS, pipelining: 1, seconds: SECONDS, warmup_seconds: WARMUP_SECONDS, events: EVENTS, list_issuances: LIST_ISSUANCES },
+    routes: rows,
+    issuance_list: issuanceList,
+    webhooks,
+  };
   fs.mkdirSync(path.join(HERE, 'results'), { recursive: true });
   fs.writeFileSync(path.join(HERE, 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nresults written to ${path.relative(process.cwd(), path.join(HERE, 'results', 'latest.json'))}`);
+}
+
+/** BENCH_ONLY=list: the app alone (no baseline, no webhooks), then the issuance list section. */
+async function listOnly() {
+  const appChild = spawn('app-server.mjs', { BENCH_APP_DIR: path.join(tempRoot, 'app') });
+  const app = await reply(appChild, 'ready', 120_000);
+  console.log(`storage: ${app.kind === 'postgres' ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite (embedded, temporary directory)'}; ${os.cpus().length} CPUs; node ${process.version}`);
+  console.log(`${CONNECTIONS} connections, pipelining 1, ${SECONDS} s per route after a ${WARMUP_SECONDS} s warm-up`);
+  await listSection(appChild, app);
+}
+
+/**
+ * GET /shops/:id/issuances on a shop of BENCH_LIST_ISSUANCES issuances
+ * (seeded by the app child in three INSERT … SELECT statements): the first
+ * page, a page 90% deep by cursor, and filtered pages — by an indexed filter
+ * (a rare status, one external_id) and by filters read along the shop's
+ * order (a kind and a network). Each request is checked once before it is
+ * measured, so a figure is never that of an error answer.
+ */
+async function listSection(appChild, app) {
+  if (LIST_ISSUANCES === 0) return { skipped: 'BENCH_LIST_ISSUANCES=0' };
+  console.log(`\nissuance list: seeding ${LIST_ISSUANCES} issuances in one shop`);
+  const seeded = await request(appChild, { type: 'seed-list', count: LIST_ISSUANCES }, 'list-seeded', 1_800_000);
+  console.log(`seeded in ${seeded.seconds.toFixed(1)} s`);
+  const headers = { authorization: `Bearer ${seeded.apiKey}` };
+  const base = `/api/v1/shops/${seeded.shopId}/issuances`;
+  const cases = [
+    ['one by id (GET issuances/{id}, for scale)', `${base}/${seeded.oneId}`],
+    ['first page (50)', base],
+    ['page 90% deep (cursor, 50)', `${base}?cursor=${encodeURIComponent(seeded.deepCursor)}`],
+    ['status=reconciling (indexed)', `${base}?status=reconciling`],
+    ['external_id (indexed)', `${base}?external_id=${encodeURIComponent(seeded.externalId)}`],
+    ['kind=deposit&chain_id=42161 (scan)', `${base}?kind=deposit&chain_id=42161`],
+  ];
+  // Other processes may share the CPUs: the ratio to GET /me (one precompiled read, same key) measured just before is what compares across runs.
+  const reference = await measure('GET /me (same key, reference)', 'read', app.url, { method: 'GET', path: '/api/v1/me', headers });
+  const rows = [{ ...reference, items: '-', ratio: 1 }];
+  for (const [name, listPath] of cases) {
+    const probe = await fetch(`${app.url}${listPath}`, { headers });
+    const body = await probe.json();
+    if (probe.status !== 200) throw new Error(`GET ${listPath} answered ${probe.status} ${JSON.stringify(body)}`);
+    const row = await measure(`GET issuances: ${name}`, 'read', app.url, { method: 'GET', path: listPath, headers });
+    rows.push({ ...row, items: body.data?.length ?? 1, next_page: body.next_cursor !== undefined && body.next_cursor !== null, ratio: round(row.requests_per_second / reference.requests_per_second, 2) });
+  }
+  const header = ['case', 'items', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs /me'];
+  const lines = rows.map((row) => [row.route, String(row.items), String(row.requests_per_second), String(row.p50_ms), String(row.p99_ms), String(row.non_2xx + row.errors), row.ratio.toFixed(2)]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
+  const format = (line) => line.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  console.log(format(header));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const line of lines) console.log(format(line));
+  return { issuances: LIST_ISSUANCES, seed_seconds: seeded.seconds, cases: rows };
 }
 
 /** bench/chain-watcher.mjs in its own process (it starts anvil nodes and its own storage). */
@@ -355,6 +420,17 @@ function percentile(sorted, fraction) {
 function round(value, digits) {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+function nonNegativeNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) {
+    console.error(`${name} must be a number >= 0, got "${raw}"`);
+    process.exit(2);
+  }
+  return value;
 }
 
 function positiveNumber(name, fallback) {

@@ -1031,6 +1031,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shops/{shop_id}/issuances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices and deposits, newest first, by cursor, with filters
+         * @description Ordered by `created_at`, then `id`, both descending; pages follow `next_cursor` (null on the last page) and stay stable while new issuances are created. Each item is what GET of its id answers: an `Issuance`, or for a group an `IssuanceGroup` with all its options. A group appears once, as the group; its options are never listed on their own. Filters combine with AND. On a group, `kind`, `status`, `cancelled`, `external_id` and the creation times are the group's own; `chain_id` and `token` match a group when one of its options matches (both in the same option when both are given). A bad value answers 400 `invalid_request` with `details` `{field, reason}` naming the parameter (also for an unknown or repeated parameter); a malformed cursor 400 `invalid_cursor`.
+         */
+        get: operations["listIssuances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shops/{shop_id}/invoices/{id}/cancel": {
         parameters: {
             query?: never;
@@ -4185,6 +4205,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listIssuances: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; default 50. */
+                limit?: string;
+                /** @description `next_cursor` of the previous page, as returned. */
+                cursor?: string;
+                /** @description `invoice` or `deposit`. */
+                kind?: string;
+                /** @description One of `registering`, `open`, `funded`, `settled`, `reconciling` (a group's status as its own GET shows it). Cancellation is not a status: see `cancelled`. */
+                status?: string;
+                /** @description `true`: only those with `cancelled_at` set; `false`: only those without. */
+                cancelled?: string;
+                /** @description Exact match. */
+                external_id?: string;
+                /** @description RFC 3339 date-time with a zone; only issuances created after it. */
+                created_after?: string;
+                /** @description RFC 3339 date-time with a zone; only issuances created before it. */
+                created_before?: string;
+                /** @description Only issuances on this network (a group: any of its options). */
+                chain_id?: string;
+                /** @description Only issuances of this token address, any letter case on EVM (a group: any of its options). */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of issuances and groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"])[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

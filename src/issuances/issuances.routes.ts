@@ -1,6 +1,8 @@
+import type { FastifySchemaValidationError } from 'fastify';
 import { Type } from 'typebox';
 import { IssuanceAccessCache, isIssuanceAccessMoved, replyShopIdempotent, requireShopAccess, requireShopAccessForIssuance } from '../merchants/index.js';
 import type { AppContext } from '../app-context.js';
+import { IvoryError } from '../platform/errors.js';
 import { runIdempotentClaimingLast, runIdempotentInOneStatement, sendAnswer } from '../platform/http/idempotency.js';
 import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
@@ -8,6 +10,7 @@ import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
 import { createInvoiceInOneStatement, createIssuance } from './create-issuance.js';
 import { isNearInvoiceLimit, withInvoiceLimitGate } from '../limits/index.js';
 import { getIssuance } from './get-issuance.js';
+import { listIssuances } from './list-issuances.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
 
 const ShopParams = Type.Object({ shop_id: Type.String() });
@@ -34,6 +37,29 @@ const CREATE_FIELD_ERRORS = {
   amount: 'invalid_amount',
   expires_in: 'invalid_expires_in',
 } as const;
+
+const text = (description: string) => Type.Optional(Type.String({ description }));
+/**
+ * GET issuances. Values arrive as text (no coercion) and are parsed, and
+ * refused with `details` naming the parameter, by the use case; a parameter
+ * the route does not know, or one given twice, is refused the same way
+ * rather than ignored (a typo in a filter must not list everything).
+ */
+const ListQuery = Type.Object(
+  {
+    limit: text('Items per page, 1 to 100; default 50.'),
+    cursor: text('`next_cursor` of the previous page, as returned.'),
+    kind: text('`invoice` or `deposit`.'),
+    status: text('One of `registering`, `open`, `funded`, `settled`, `reconciling` (a group\'s status as its own GET shows it). Cancellation is not a status: see `cancelled`.'),
+    cancelled: text('`true`: only those with `cancelled_at` set; `false`: only those without.'),
+    external_id: text('Exact match.'),
+    created_after: text('RFC 3339 date-time with a zone; only issuances created after it.'),
+    created_before: text('RFC 3339 date-time with a zone; only issuances created before it.'),
+    chain_id: text('Only issuances on this network (a group: any of its options).'),
+    token: text('Only issuances of this token address, any letter case on EVM (a group: any of its options).'),
+  },
+  { additionalProperties: false },
+);
 
 const DepositPatchBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
@@ -86,6 +112,16 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
     return getIssuance(db, { payUrl }, access.shopId, request.params.id);
   });
 
+  api.get(
+    '/shops/:shop_id/issuances',
+    { schema: { params: ShopParams, querystring: ListQuery }, attachValidation: true, config: { auth: SESSION_OR_READ_KEY } },
+    async (request) => {
+      const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      if (request.validationError !== undefined) throw queryError(request.validationError.validation);
+      return listIssuances(db, { payUrl, catalogue }, access.shopId, request.query);
+    },
+  );
+
   api.post(
     '/shops/:shop_id/invoices/:id/cancel',
     { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
@@ -106,4 +142,13 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
         return { status: 200, body };
       }),
   );
+}
+
+/** A query the schema refused: the parameter it names, and why. */
+function queryError(validation: readonly FastifySchemaValidationError[]): IvoryError {
+  const [first] = validation;
+  const unknown = first?.keyword === 'additionalProperties' ? String((first.params as { additionalProperty?: unknown }).additionalProperty) : undefined;
+  if (unknown !== undefined) return new IvoryError('invalid_request', { field: unknown, reason: 'is not a parameter of this list' });
+  // Every parameter is text: the only other refusal is one given more than once.
+  return new IvoryError('invalid_request', { field: first?.instancePath.slice(1) ?? '', reason: 'must be given once' });
 }

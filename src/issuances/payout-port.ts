@@ -23,6 +23,8 @@ export interface PayoutLedger {
   cancel(trx: Tx, now: Date, payoutId: PayoutId): Promise<void>;
   /** SPEC `payout_tx_hash`: the latest confirmed outgoing transfer to the recipient. */
   latestConfirmedTxHash(executor: Executor, issuanceId: IssuanceId): Promise<string | null>;
+  /** `latestConfirmedTxHash` of many issuances in one read; those without one are absent. */
+  latestConfirmedTxHashes(executor: Executor, issuanceIds: readonly IssuanceId[]): Promise<ReadonlyMap<IssuanceId, string>>;
 }
 
 /** The payout as the issuance lifecycle sees it. */

@@ -265,6 +265,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       summary: 'Read an invoice or deposit, or a group with its options',
       ...issuanceAnswer(200, 'The issuance, or the group.'),
     },
+    'GET /shops/{shop_id}/issuances': {
+      id: 'listIssuances',
+      summary: 'List invoices and deposits, newest first, by cursor, with filters',
+      description:
+        'Ordered by `created_at`, then `id`, both descending; pages follow `next_cursor` (null on the last page) and stay stable while new issuances are created. ' +
+        'Each item is what GET of its id answers: an `Issuance`, or for a group an `IssuanceGroup` with all its options. ' +
+        'A group appears once, as the group; its options are never listed on their own. ' +
+        'Filters combine with AND. On a group, `kind`, `status`, `cancelled`, `external_id` and the creation times are the group\'s own; ' +
+        '`chain_id` and `token` match a group when one of its options matches (both in the same option when both are given). ' +
+        'A bad value answers 400 `invalid_request` with `details` `{field, reason}` naming the parameter (also for an unknown or repeated parameter); a malformed cursor 400 `invalid_cursor`.',
+      answer: json(200, 'A page of issuances and groups.', R.IssuancePage),
+      names: { '/properties/data/items/anyOf/0': 'Issuance', '/properties/data/items/anyOf/1': 'IssuanceGroup' },
+    },
     'POST /shops/{shop_id}/invoices/{id}/cancel': {
       id: 'cancelInvoice',
       summary: 'Cancel an invoice: closes the checkout, refunds nothing',

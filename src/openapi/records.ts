@@ -152,6 +152,8 @@ export const WebhookEvent = Type.Object({
 const page = (item: TSchema) => Type.Object({ data: Type.Array(item), next_cursor: Nullable(Type.String()) });
 export const DeliveryPage = page(WebhookDelivery);
 export const EventPage = page(WebhookEvent);
+/** GET issuances: each item an Issuance or an IssuanceGroup, as GET of its id answers. */
+export const IssuancePage = page(IssuanceOrGroup);
 
 /** SPEC "Merchant"; project_* are legacy aliases. */
 export const Merchant = Type.Object({

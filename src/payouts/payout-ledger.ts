@@ -2,7 +2,7 @@ import type { IssuancePayout, PayoutLedger } from '../issuances/index.js';
 import type { PayoutId } from '../platform/ids.js';
 import { newId } from '../platform/crypto.js';
 import { BROADCAST_PAYOUT_STATUSES, type Payout } from './payout.js';
-import { insertPayout, latestConfirmedPayoutTxHash, lockCurrentPayout, lockPayout, updatePayout } from './payouts.repository.js';
+import { insertPayout, latestConfirmedPayoutTxHash, latestConfirmedPayoutTxHashes, lockCurrentPayout, lockPayout, updatePayout } from './payouts.repository.js';
 
 /**
  * The payout rows the issuance lifecycle creates, re-splits and cancels
@@ -53,6 +53,7 @@ export const payoutLedger: PayoutLedger = {
     await updatePayout(trx, payoutId, now, { status: 'cancelled', cancelled_at: now, next_attempt_at: null });
   },
   latestConfirmedTxHash: latestConfirmedPayoutTxHash,
+  latestConfirmedTxHashes: latestConfirmedPayoutTxHashes,
 };
 
 function asIssuancePayout(payout: Payout | undefined): IssuancePayout | undefined {

@@ -118,6 +118,25 @@ export async function latestConfirmedPayoutTxHash(executor: Executor, issuanceId
   return row?.tx_hash ?? null;
 }
 
+/**
+ * `latestConfirmedPayoutTxHash` for a page of issuances in one query, by
+ * `payouts_issuance`: issuances without a confirmed payout are absent.
+ */
+export async function latestConfirmedPayoutTxHashes(executor: Executor, issuanceIds: readonly IssuanceId[]): Promise<ReadonlyMap<IssuanceId, string>> {
+  if (issuanceIds.length === 0) return new Map();
+  const rows = await executor
+    .selectFrom('payouts')
+    .distinctOn('issuance_id')
+    .select(['issuance_id', 'tx_hash'])
+    .where('issuance_id', 'in', [...issuanceIds])
+    .where('status', '=', 'confirmed')
+    .where('tx_hash', 'is not', null)
+    .orderBy('issuance_id')
+    .orderBy('confirmed_at', 'desc')
+    .execute();
+  return new Map(rows.flatMap((row) => (row.tx_hash === null ? [] : [[asId<IssuanceId>(row.issuance_id), row.tx_hash] as const])));
+}
+
 export async function findPayoutById(executor: Executor, id: PayoutId): Promise<Payout | undefined> {
   const row = await executor.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : toPayout(row);

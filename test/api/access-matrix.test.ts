@@ -53,6 +53,7 @@ const MATRIX: Readonly<Record<string, Row>> = {
   [`POST ${S}/invoices/:id/cancel`]: { need: 'write', key: 'write' },
   [`POST ${S}/deposits`]: { need: 'write', key: 'write', body: { chain_id: 999_999_999, token: 'NONE' } },
   [`PATCH ${S}/deposits/:id`]: { need: 'write', key: 'write', body: { enabled: false } },
+  [`GET ${S}/issuances`]: { need: 'read', key: 'read' },
   [`GET ${S}/issuances/:id`]: { need: 'read', key: 'read' },
   [`GET ${S}/payments`]: { need: 'read', key: 'read' },
   [`GET ${S}/export.csv`]: { need: 'read', key: 'read' },

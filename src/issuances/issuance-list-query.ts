@@ -1,0 +1,164 @@
+import { IvoryError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
+import type { IssuanceKind, IssuanceStatus } from './issuance.js';
+
+/**
+ * The query of GET /shops/{id}/issuances, checked: pure, no I/O. Every value
+ * arrives as text; a bad one is `invalid_request` with `details` naming the
+ * parameter (`field`) and what it must be (`reason`), a bad cursor
+ * `invalid_cursor`. Nothing is read before the whole query is accepted.
+ */
+
+export const DEFAULT_ISSUANCE_PAGE = 50;
+export const MAX_ISSUANCE_PAGE = 100;
+
+/** The parameters the route takes, all optional, as text. */
+export interface IssuanceListParameters {
+  readonly limit?: string;
+  readonly cursor?: string;
+  readonly kind?: string;
+  readonly status?: string;
+  readonly cancelled?: string;
+  readonly external_id?: string;
+  readonly created_after?: string;
+  readonly created_before?: string;
+  readonly chain_id?: string;
+  readonly token?: string;
+}
+
+/**
+ * A place in the list's order, (created_at, id) descending: the last row a
+ * page showed. `createdAt` is UTC with microseconds as PostgreSQL stores it
+ * (a millisecond `Date` could land between two rows and skip or repeat one).
+ */
+export interface IssuanceListPosition {
+  readonly createdAt: string;
+  readonly id: string;
+}
+
+export interface IssuanceListFilter {
+  readonly kind?: IssuanceKind;
+  readonly status?: IssuanceStatus;
+  /** true: `cancelled_at` set; false: not set. */
+  readonly cancelled?: boolean;
+  readonly externalId?: string;
+  /** RFC 3339 instants, exclusive bounds on created_at, passed to SQL as written (no precision lost). */
+  readonly createdAfter?: string;
+  readonly createdBefore?: string;
+  readonly chainId?: number;
+  /** As the caller wrote it; the use case turns it into the stored spellings. */
+  readonly token?: string;
+}
+
+export interface IssuanceListRequest {
+  readonly limit: number;
+  readonly after: IssuanceListPosition | undefined;
+  readonly filter: IssuanceListFilter;
+}
+
+const KINDS: readonly IssuanceKind[] = ['invoice', 'deposit'];
+/** SPEC "States and transitions". Cancellation is not a status (filter `cancelled`). */
+const STATUSES: readonly IssuanceStatus[] = ['registering', 'open', 'funded', 'settled', 'reconciling'];
+const EXTERNAL_ID_MAX = 1000;
+const CONTROL_CHARACTERS = /\p{Cc}/u;
+/** Contract addresses (0x hex), Solana mints and Tron addresses (base58): letters and digits. */
+const TOKEN = /^[A-Za-z0-9]{1,128}$/;
+/** `chain_id` is an `integer` column: anything above its range names no network. */
+const CHAIN_ID_MAX = 2_147_483_647;
+
+export function parseIssuanceListQuery(query: IssuanceListParameters): IssuanceListRequest {
+  const filter: {
+    -readonly [Key in keyof IssuanceListFilter]: IssuanceListFilter[Key];
+  } = {};
+  if (query.kind !== undefined) filter.kind = oneOf('kind', query.kind, KINDS);
+  if (query.status !== undefined) filter.status = oneOf('status', query.status, STATUSES);
+  if (query.cancelled !== undefined) filter.cancelled = oneOf('cancelled', query.cancelled, ['true', 'false']) === 'true';
+  if (query.external_id !== undefined) filter.externalId = externalId(query.external_id);
+  if (query.created_after !== undefined) filter.createdAfter = instant('created_after', query.created_after);
+  if (query.created_before !== undefined) filter.createdBefore = instant('created_before', query.created_before);
+  if (query.chain_id !== undefined) filter.chainId = chainId(query.chain_id);
+  if (query.token !== undefined) {
+    if (!TOKEN.test(query.token)) refuse('token', 'must be a token address: 1 to 128 letters and digits');
+    filter.token = query.token;
+  }
+  return {
+    limit: limit(query.limit),
+    after: query.cursor === undefined ? undefined : decodeIssuanceCursor(query.cursor),
+    filter,
+  };
+}
+
+function refuse(field: string, reason: string, more: Record<string, unknown> = {}): never {
+  throw new IvoryError('invalid_request', { field, reason, ...more });
+}
+
+function oneOf<Value extends string>(field: string, value: string, allowed: readonly Value[]): Value {
+  if (!(allowed as readonly string[]).includes(value)) refuse(field, `must be one of: ${allowed.join(', ')}`);
+  return value as Value;
+}
+
+function limit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_ISSUANCE_PAGE;
+  if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_ISSUANCE_PAGE) {
+    refuse('limit', `must be an integer from 1 to ${MAX_ISSUANCE_PAGE}`, { minimum: 1, maximum: MAX_ISSUANCE_PAGE });
+  }
+  return Number(value);
+}
+
+function externalId(value: string): string {
+  // Creation takes up to 1000 characters without control characters: nothing else can match.
+  if (value.length === 0 || value.length > EXTERNAL_ID_MAX || CONTROL_CHARACTERS.test(value)) {
+    refuse('external_id', `must be 1 to ${EXTERNAL_ID_MAX} characters without control characters`);
+  }
+  return value;
+}
+
+function chainId(value: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > CHAIN_ID_MAX) refuse('chain_id', `must be an integer from 1 to ${CHAIN_ID_MAX}`);
+  return Number(value);
+}
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 date-time with its zone (`2026-11-27T10:00:00Z`,
+ * `…T10:00:00.5+02:00`), every field within its range (zones up to ±14:59),
+ * so that the database never sees a value it would refuse.
+ */
+function instant(field: string, value: string): string {
+  const match = INSTANT.exec(value);
+  const [year, month, day, hour, minute, second, zoneHours = 0, zoneMinutes = 0] = (match ?? []).slice(1).map((part) => (part === undefined ? undefined : Number(part)));
+  const valid = match !== null && isDateTime([year, month, day, hour, minute, second]) && zoneHours <= 14 && zoneMinutes <= 59;
+  if (!valid) refuse(field, 'must be an RFC 3339 date-time with a zone, such as 2026-11-27T10:00:00Z');
+  return value;
+}
+
+/** Year 1–9999, a day the month has, hours 0–23, minutes and seconds 0–59. */
+function isDateTime([year = 0, month = 0, day = 0, hour = 99, minute = 99, second = 99]: readonly (number | undefined)[]): boolean {
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  // Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear does not.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+const POSITION_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** Opaque to clients: base64url of `[created_at, id]` of the last row shown. */
+export function encodeIssuanceCursor(position: IssuanceListPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.id]), 'utf8').toString('base64url');
+}
+
+export function decodeIssuanceCursor(cursor: string): IssuanceListPosition {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new IvoryError('invalid_cursor');
+  }
+  if (!Array.isArray(parts) || parts.length !== 2) throw new IvoryError('invalid_cursor');
+  const [createdAt, id] = parts as unknown[];
+  if (typeof createdAt !== 'string' || typeof id !== 'string' || !POSITION_TIME.test(createdAt) || !isUuid(id)) throw new IvoryError('invalid_cursor');
+  if (!isDateTime(createdAt.split(/[-T:.]/).slice(0, 6).map(Number))) throw new IvoryError('invalid_cursor');
+  return { createdAt, id: id.toLowerCase() };
+}
