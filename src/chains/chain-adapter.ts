@@ -102,6 +102,11 @@ export interface ChainAdapter {
    * - Amounts may differ between calls for one payout id while nothing was
    *   broadcast (an overpayment joined the sweep); once broadcast, the
    *   broadcast transaction is the truth and the chain watcher confirms it.
+   * - EVM makes a second signature harmless with the nonce: it replaces the
+   *   first. A family whose transactions expire instead (Tron, Solana) stores
+   *   each signed transaction with its expiry before broadcasting it, and signs
+   *   anew only as `nextExpiringPayoutStep` (expiring-payout.ts) allows: when
+   *   every earlier one is proven unable to land.
    */
   sendPayout?(request: PayoutRequest): Promise<PayoutBroadcast>;
 }
