@@ -3,7 +3,7 @@ import type { Catalogue } from './catalogue/index.js';
 import { startEvmChains, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
 import { recordTransfer } from './issuances/index.js';
-import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout } from './payouts/index.js';
+import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
 import type { Db } from './platform/database/database.js';
@@ -29,6 +29,9 @@ const sweepLedger: SweepLedger = {
   },
   async sweepFailed(trx, now, input) {
     await recordFailedSweep(trx, { now }, input);
+  },
+  async relayerFunded(trx, now, network) {
+    return wakeWaitingGasPayouts(trx, network.chainId, now);
   },
 };
 

@@ -61,4 +61,9 @@ export interface SweepLedger {
    * new nonce. Ignored when the payout has since moved on to another `txHash`.
    */
   sweepFailed(trx: Tx, now: Date, payout: { readonly payoutId: string; readonly txHash: string }): Promise<void>;
+  /**
+   * The network's fee payer now holds what the payouts in gas.wait needed:
+   * they are due at once (not after the gas retry delay). Answers how many.
+   */
+  relayerFunded(trx: Tx, now: Date, network: { readonly chainId: number }): Promise<number>;
 }

@@ -6,7 +6,7 @@ import { SendPayoutsJob } from './send-payouts.job.js';
 export { confirmPayout } from './confirm-payout.js';
 export { revertPayout } from './revert-payout.js';
 export { recordFailedSweep } from './record-failed-sweep.js';
-export { countWaitingGasPayouts } from './payouts.repository.js';
+export { countWaitingGasPayouts, wakeWaitingGasPayouts } from './payouts.repository.js';
 export { readPayoutQueue } from './payout-queue.repository.js';
 export { signalPayout, type PayoutSignal } from './signal-payout.js';
 export type { PayoutOutcome } from './apply-payout-input.js';

@@ -196,6 +196,19 @@ export async function postponePayouts(trx: Tx, ids: readonly PayoutId[], now: Da
 }
 
 /** Live payouts of a network parked until its relayer can pay gas (`gas.wait`): what the operator should fund. */
+/** Live payouts of `chainId` in gas.wait become due now (their fee payer was funded). Answers how many. */
+export async function wakeWaitingGasPayouts(executor: Executor, chainId: number, now: Date): Promise<number> {
+  const result = await executor
+    .updateTable('payouts')
+    .set({ next_attempt_at: now })
+    .where('chain_id', '=', chainId)
+    .where('sandbox', '=', false)
+    .where('status', '=', 'waiting_gas')
+    .where('next_attempt_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function countWaitingGasPayouts(executor: Executor, chainId: number): Promise<number> {
   const row = await executor
     .selectFrom('payouts')

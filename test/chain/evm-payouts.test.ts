@@ -15,7 +15,7 @@ import { listPayoutTransactions } from '../../src/chains/evm/payouts/index.js';
 import { ensureRelayer, importRelayerKey, relayerStatus } from '../../src/chains/evm/relayer/index.js';
 import { loadCatalogue } from '../../src/catalogue/index.js';
 import { recordTransfer } from '../../src/issuances/index.js';
-import { confirmPayout, recordFailedSweep, revertPayout } from '../../src/payouts/index.js';
+import { confirmPayout, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from '../../src/payouts/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { inTransaction, type DatabaseHandle } from '../../src/platform/database/database.js';
@@ -57,6 +57,9 @@ const ledger: SweepLedger = {
   async sweepFailed(trx, now, payout) {
     ledgerCalls.push({ call: 'sweepFailed', ...payout });
     await recordFailedSweep(trx, { now }, payout);
+  },
+  async relayerFunded(trx, now, network) {
+    return wakeWaitingGasPayouts(trx, network.chainId, now);
   },
 };
 
@@ -319,9 +322,16 @@ describe('payouts (issue 9 item 5)', () => {
     expect(payout).toMatchObject({ status: 'waiting_gas', tx_hash: null });
     expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toEqual([]);
 
-    await anvil.client.setBalance({ address: relayer, value: funded });
-    clock.advance(2 * 60_000 + 1);
+    // A poll of the tracker with the relayer still dry changes nothing.
+    await track(adapter);
     await app.jobs.drain();
+    expect(await payoutOf(invoice.id)).toMatchObject({ status: 'waiting_gas' });
+
+    // Funded: the next poll makes the payout due at once (issue 22 item 2), not after the two-minute gas retry.
+    await anvil.client.setBalance({ address: relayer, value: funded });
+    await track(adapter);
+    await app.jobs.drain();
+    expect(await payoutOf(invoice.id)).toMatchObject({ status: 'sent' });
     await mine(CONFIRMATIONS);
     await track(adapter);
     expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed' });

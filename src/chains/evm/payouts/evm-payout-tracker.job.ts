@@ -1,11 +1,11 @@
-import type { PublicClient } from 'viem';
+import { getAddress, type PublicClient } from 'viem';
 import type { Clock } from '../../../platform/clock.js';
 import { newId, type SecretBox } from '../../../platform/crypto.js';
 import { inTransaction, type Db } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
 import type { SweepLedger } from '../../ledger-ports.js';
-import { claimTrackerLease, releaseTrackerLease } from '../relayer/index.js';
+import { claimTrackerLease, clearGasNeeded, findGasNeeded, findRelayer, releaseTrackerLease } from '../relayer/index.js';
 import { broadcastRaw } from './broadcast.js';
 import { observeAttempt } from './observe-attempt.js';
 import {
@@ -80,10 +80,30 @@ export class EvmPayoutTracker implements Job {
     const now = clock.now();
     if (!(await claimTrackerLease(db, network.chainId, this.#owner, now, new Date(now.getTime() + TRACKER_LEASE_MS)))) return 0;
     try {
-      return await this.trackAll();
+      return (await this.noticeFunding()) + (await this.trackAll());
     } finally {
       await releaseTrackerLease(db, network.chainId, this.#owner);
     }
+  }
+
+  /**
+   * Payouts parked in gas.wait go out within one poll of the relayer being
+   * funded (issue 22 item 2): while a need is noted, the balance is read each
+   * round, and once it covers the need the ledger makes them due at once.
+   * No need noted: no RPC call.
+   */
+  private async noticeFunding(): Promise<number> {
+    const { db, clock, network, client, ledger } = this.deps;
+    const needed = await findGasNeeded(db, network.chainId);
+    if (needed === null) return 0;
+    const relayer = await findRelayer(db, network.chainId);
+    if (relayer === undefined) return 0;
+    const balance = await client.getBalance({ address: getAddress(relayer.address), blockTag: 'latest' });
+    if (balance < needed) return 0;
+    return inTransaction(db, async (trx) => {
+      if (!(await clearGasNeeded(trx, network.chainId, balance, clock.now()))) return 0;
+      return ledger.relayerFunded(trx, clock.now(), { chainId: network.chainId });
+    });
   }
 
   private async trackAll(): Promise<number> {

@@ -3,7 +3,7 @@ import type { PublicClient } from 'viem';
 import type { PayoutBroadcast, PayoutRequest } from '../../chain-adapter.js';
 import type { EvmNetwork } from '../evm-network.js';
 import { findForwarder, type Forwarder } from '../forwarders/index.js';
-import { ensureRelayer, type Relayer } from '../relayer/index.js';
+import { ensureRelayer, noteGasNeeded, type Relayer } from '../relayer/index.js';
 import { broadcastRaw } from './broadcast.js';
 import { observeAttempt } from './observe-attempt.js';
 import { listPayoutTransactions, markBroadcast, moveSiblings, moveTransaction, type PayoutTransaction } from './payout-transactions.repository.js';
@@ -93,6 +93,7 @@ async function sendNewAttempt(deps: SendEvmPayoutDeps, request: PayoutRequest, f
       throw new NothingToSweepError(`forwarder ${forwarder.address} holds ${plan.balance} of token ${forwarder.terms.token}: nothing to sweep yet`);
     case 'waiting_gas':
       deps.log.info({ payoutId: request.payoutId, relayer: relayer.address, needed: plan.needed.toString(), balance: plan.balance.toString() }, 'relayer lacks gas');
+      await noteGasNeeded(deps.db, deps.network.chainId, plan.needed, deps.clock.now());
       return { kind: 'waiting_gas' };
     case 'ready':
       break;
@@ -129,6 +130,7 @@ async function broadcastStored(deps: SendEvmPayoutDeps, transaction: PayoutTrans
       // Ours mined, a fee bump of ours is in the pool, or another took the nonce: the tracker tells which.
       return { kind: 'broadcast', txHash: transaction.txHash };
     case 'insufficient_funds':
+      await noteGasNeeded(deps.db, deps.network.chainId, transaction.gasLimit * transaction.maxFeePerGas, deps.clock.now());
       return { kind: 'waiting_gas' };
   }
 }

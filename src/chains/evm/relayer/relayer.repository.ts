@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor, Tx } from '../../../platform/database/database.js';
 import type { EvmTables } from './relayer.schema.js';
 
@@ -38,6 +39,35 @@ export async function findRelayer(executor: Executor, chainId: number): Promise<
     .where('chain_id', '=', chainId)
     .executeTakeFirst();
   return row === undefined ? undefined : toRelayer(row);
+}
+
+/**
+ * A send found the relayer short of `neededWei` (gas.wait). The largest need
+ * is kept until the balance covers it, so one funding wakes every waiting payout.
+ */
+export async function noteGasNeeded(executor: Executor, chainId: number, neededWei: bigint, now: Date): Promise<void> {
+  await evm(executor)
+    .updateTable('evm_relayers')
+    .set({ gas_needed_wei: sql<string>`greatest(gas_needed_wei, ${neededWei.toString()}::numeric)`, updated_at: now })
+    .where('chain_id', '=', chainId)
+    .execute();
+}
+
+/** What payouts in gas.wait need the relayer to hold, or null when none waits. */
+export async function findGasNeeded(executor: Executor, chainId: number): Promise<bigint | null> {
+  const row = await evm(executor).selectFrom('evm_relayers').select('gas_needed_wei').where('chain_id', '=', chainId).executeTakeFirst();
+  return row?.gas_needed_wei === null || row?.gas_needed_wei === undefined ? null : BigInt(row.gas_needed_wei);
+}
+
+/** Clears the need once a balance of `coveredWei` covers it; false when a larger need was noted meanwhile. */
+export async function clearGasNeeded(trx: Tx, chainId: number, coveredWei: bigint, now: Date): Promise<boolean> {
+  const result = await evmTx(trx)
+    .updateTable('evm_relayers')
+    .set({ gas_needed_wei: null, updated_at: now })
+    .where('chain_id', '=', chainId)
+    .where('gas_needed_wei', '<=', coveredWei.toString())
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** The relayer row locked until the transaction ends: whoever holds it is the only one signing on that network. */

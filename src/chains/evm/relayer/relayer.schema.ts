@@ -1,4 +1,4 @@
-import type { ColumnType, CreatedAt, NullableTimestamp, Numeric, Timestamp } from '../../../platform/database/schema.js';
+import type { ColumnType, CreatedAt, NullableNumeric, NullableTimestamp, Numeric, Timestamp } from '../../../platform/database/schema.js';
 
 /**
  * The Kysely view of the EVM tables (migration 202611230020_evm_relayer).
@@ -14,6 +14,8 @@ export interface EvmRelayersTable {
   next_nonce: Numeric;
   tracker_owner: string | null;
   tracker_lease_until: NullableTimestamp;
+  /** Wei the relayer must hold for the payouts in gas.wait; null when none waits (migration 202611270020). */
+  gas_needed_wei: NullableNumeric;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
