@@ -2,7 +2,7 @@ import { formatDecimal } from '../money/index.js';
 import type { ShopId } from '../platform/ids.js';
 import { isUuid } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
-import { fieldError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import { listShopPayments, type PaymentKey, type PaymentRecord, type PaymentType } from './payments.repository.js';
 
 /** One row of GET /shops/{id}/payments (SPEC: "Response shape: n/s"; ours). */
@@ -88,7 +88,8 @@ const CURSOR_REASON = 'is not a cursor this list gave out: pass next_cursor back
 function parseLimit(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PAYMENTS_PAGE;
   if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAYMENTS_PAGE) {
-    throw fieldError('invalid_request', 'limit', `must be a whole number from 1 to ${MAX_PAYMENTS_PAGE}`);
+    // The bounds as numbers too, as the page lists have always given them.
+    throw new IvoryError('invalid_request', { field: 'limit', reason: `must be a whole number from 1 to ${MAX_PAYMENTS_PAGE}`, minimum: 1, maximum: MAX_PAYMENTS_PAGE });
   }
   return Number(value);
 }

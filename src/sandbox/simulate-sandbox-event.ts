@@ -40,8 +40,10 @@ export type SimulationKind = (typeof SIMULATION_KINDS)[number];
  * POST /shops/{id}/sandbox/simulate: inserts only the requested event, through
  * the real ledger (ARCHITECTURE rule 2; LEDGER "Sandbox"). Problems with the
  * request's meaning — unknown kind, an option the simulation does not apply
- * to — are `invalid_simulation`; a live shop is `forbidden` (real money is
- * never simulated). Non-transfer kinds take amount "0".
+ * to — are `invalid_simulation`, whose `details.reason` stays the code-like
+ * word it has always been (`unknown_kind`, decision 0022) beside the `field`
+ * it concerns; a live shop is `forbidden` (real money is never simulated).
+ * Non-transfer kinds take amount "0".
  */
 export async function simulateSandboxEvent(
   trx: Tx,
@@ -51,7 +53,7 @@ export async function simulateSandboxEvent(
 ): Promise<SimulateResult> {
   if (!shop.sandbox) throw new IvoryError('forbidden');
   const kind = SIMULATION_KINDS.find((known) => known === body.kind);
-  if (kind === undefined) throw fieldError('invalid_simulation', 'kind', `must be one of ${SIMULATION_KINDS.join(', ')}`);
+  if (kind === undefined) throw fieldError('invalid_simulation', 'kind', 'unknown_kind');
   const amount = parseBaseUnits(body.amount);
   if (amount === undefined) throw fieldError('invalid_amount', 'amount', 'must be a whole number of base units, as a string such as "1000000"');
   const issuance = await findOption(trx, shop.id, body.issuance_id);
@@ -62,7 +64,7 @@ export async function simulateSandboxEvent(
     if (amount > wholeTokens(SANDBOX_AMOUNT_LIMIT_TOKENS, issuance.tokenDecimals)) {
       throw fieldError('sandbox_amount_limit', 'amount', `must be at most ${SANDBOX_AMOUNT_LIMIT_TOKENS} whole tokens on a sandbox shop`);
     }
-    if (issuance.address === null) throw fieldError('invalid_simulation', 'issuance_id', 'has no address yet: poll the issuance until address is set');
+    if (issuance.address === null) throw fieldError('invalid_simulation', 'issuance_id', 'address_not_allocated');
     const outcome = await recordTransfer(trx, deps, {
       issuanceId: issuance.id,
       chainId: issuance.chainId,
@@ -80,11 +82,11 @@ export async function simulateSandboxEvent(
   if (kind === 'transfer.reverted') {
     const reference = body.reference_event_id;
     if (reference === undefined || !isUuid(reference)) {
-      throw fieldError('invalid_simulation', 'reference_event_id', 'required for transfer.reverted: the id of a transfer.confirmed event');
+      throw fieldError('invalid_simulation', 'reference_event_id', 'reference_event_id_required');
     }
     const transfer = await findTransferByConfirmedEvent(trx, shop.id, reference);
     if (transfer === undefined || transfer.issuanceId !== issuance.id || transfer.status !== 'confirmed') {
-      throw fieldError('invalid_simulation', 'reference_event_id', 'must name a transfer.confirmed event of this issuance whose transfer is not reverted yet');
+      throw fieldError('invalid_simulation', 'reference_event_id', 'not_a_confirmed_transfer_of_this_issuance');
     }
     // A reversal undoes the whole transfer: amount "0" or exactly the transfer's.
     if (amount !== 0n && amount !== transfer.amount) {
@@ -107,11 +109,11 @@ export async function simulateSandboxEvent(
   if (amount !== 0n) throw fieldError('invalid_amount', 'amount', `must be "0" for ${kind}`);
   if (kind === 'invoice.closed') {
     const eventId = await closeInvoiceOnChain(trx, deps.now, issuance.id);
-    if (eventId === undefined) throw fieldError('invalid_simulation', 'issuance_id', 'is not a funded invoice: invoice.closed applies to one');
+    if (eventId === undefined) throw fieldError('invalid_simulation', 'issuance_id', 'not_funded');
     return { ...base, event_id: eventId };
   }
   const payout = await signalPayout(trx, deps.now, issuance.id, kind satisfies PayoutSignal);
-  if (payout === undefined) throw fieldError('invalid_simulation', 'issuance_id', `has no payout waiting to be sent: ${kind} applies to one`);
+  if (payout === undefined) throw fieldError('invalid_simulation', 'issuance_id', 'no_scheduled_payout');
   return { ...base, payout: { id: payout.id, status: payout.status, attempts: payout.attempts } };
 }
 
@@ -121,7 +123,7 @@ async function findOption(trx: Tx, shopId: ShopId, id: string): Promise<Issuance
   const issuance = await findShopIssuance(trx, shopId, asId(id));
   if (issuance !== undefined) return issuance;
   if ((await findShopGroup(trx, shopId, asId(id))) !== undefined) {
-    throw fieldError('invalid_simulation', 'issuance_id', "is a group's id: simulate on the id of one of its options");
+    throw fieldError('invalid_simulation', 'issuance_id', 'group_id_given');
   }
   throw new IvoryError('not_found');
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '../platform/database/database.js';
 import type { DeliveryStatus } from '../platform/database/schema.js';
-import { fieldError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireShopAccess } from '../merchants/index.js';
 import { isUuid } from '../platform/ids.js';
@@ -52,7 +52,8 @@ export async function listDeliveries(
 export function parsePageSize(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PAGE_SIZE;
   if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAGE_SIZE) {
-    throw fieldError('invalid_request', 'limit', `must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+    // The bounds as numbers too, as the page lists have always given them.
+    throw new IvoryError('invalid_request', { field: 'limit', reason: `must be a whole number from 1 to ${MAX_PAGE_SIZE}`, minimum: 1, maximum: MAX_PAGE_SIZE });
   }
   return Number(value);
 }

@@ -56,6 +56,8 @@ interface Row {
   readonly field: string;
   /** A part of the reason that makes it actionable. */
   readonly says: string | RegExp;
+  /** Details the error carried before {field, reason}, kept beside them. */
+  readonly alsoKept?: Readonly<Record<string, unknown>>;
 }
 
 const rows: Readonly<Record<string, Row>> = {
@@ -173,7 +175,14 @@ const rows: Readonly<Record<string, Row>> = {
   'recipient: a missing address': { call: () => send('PUT', `${shop()}/tron-recipient`, {}), status: 400, code: 'invalid_tron_address', field: 'address', says: 'required' },
 
   // Query parameters, headers and the body as a whole.
-  'query: limit out of range': { call: () => send('GET', `${shop()}/payments?limit=0`, undefined, { key: true }), status: 400, code: 'invalid_request', field: 'limit', says: 'from 1 to' },
+  'query: limit out of range': {
+    call: () => send('GET', `${shop()}/payments?limit=0`, undefined, { key: true }),
+    status: 400,
+    code: 'invalid_request',
+    field: 'limit',
+    says: 'from 1 to',
+    alsoKept: { minimum: 1, maximum: 100 },
+  },
   'query: an unknown cursor': { call: () => send('GET', `${shop()}/deliveries?cursor=nonsense`, undefined, { key: true }), status: 400, code: 'invalid_cursor', field: 'cursor', says: 'next_cursor' },
   'header: no Idempotency-Key': {
     call: () => app.request({ method: 'POST', url: `/api/v1${shop()}/invoices`, headers: authed(owner.key.token), payload: { ...base, amount: usdc(10) } }),
@@ -205,7 +214,8 @@ describe('issue 20 item 4: input errors carry details {field, reason}; code, sta
     const error = response.json().error;
     expect(error.code).toBe(row.code);
     expect(error.message).toBe(row.code);
-    expect(Object.keys(error.details).sort()).toEqual(['field', 'reason']);
+    expect(Object.keys(error.details).sort()).toEqual(['field', 'reason', ...Object.keys(row.alsoKept ?? {})].sort());
+    expect(error.details).toMatchObject(row.alsoKept ?? {});
     expect(error.details.field).toBe(row.field);
     if (typeof row.says === 'string') expect(error.details.reason).toContain(row.says);
     else expect(error.details.reason).toMatch(row.says);
