@@ -565,7 +565,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List enabled networks and their ready tokens */
+        /**
+         * List enabled networks and their ready tokens
+         * @description A token with `status: ready` can be used by sandbox shops on every network listed; live invoices and deposits also need `live: true`, which says this deployment has a node and contracts for the network (elsewhere a live shop gets `network_not_ready`).
+         */
         get: operations["listNetworks"];
         put?: never;
         post?: never;
@@ -1279,8 +1282,17 @@ export interface components {
                 code: "unauthorized" | "mfa_required" | "forbidden" | "wallet_sign_in_agents_only" | "account_disabled" | "not_found" | "internal_error" | "idempotency_key_required" | "idempotency_conflict" | "json_content_type_required" | "invalid_json" | "invalid_profile" | "image_too_large" | "invalid_image" | "last_login_method" | "invalid_name" | "email_required" | "invalid_email" | "disposable_email" | "identity_already_linked" | "amount_below_minimum" | "invalid_expires_in" | "invalid_assets" | "issuance_in_group" | "wallet_not_ready" | "solana_setup_required" | "tron_setup_required" | "solana_sandbox_unavailable" | "solana_bridge_unavailable" | "tron_bridge_unavailable" | "shop_addresses_immutable" | "invoice_amount_limit" | "sandbox_amount_limit" | "active_invoice_limit_reached" | "deposit_address_limit_reached" | "api_key_limit_reached" | "too_many_allowed_ips" | "webhook_limit_reached" | "team_limit_reached" | "rate_limited" | "onboarding_required" | "unsupported_network" | "unsupported_asset" | "network_not_ready" | "asset_not_ready" | "fee_exceeds_amount" | "shop_archived" | "shop_not_found" | "invalid_solana_address" | "invalid_tron_address" | "invalid_tron_checksum" | "invalid_tron_recipient" | "solana_recipient_token_account_required" | "merchant_network_disabled" | "payload_too_large" | "invalid_request" | "invalid_amount" | "invalid_recipient" | "invalid_scopes" | "invalid_allowed_ips" | "invalid_webhook_url" | "invalid_filters" | "invalid_chain_id" | "invalid_address" | "sandbox_shop_limit_reached" | "shop_limit_reached" | "invalid_simulation" | "invalid_cursor" | "invalid_state" | "invalid_reason" | "invalid_limits" | "invalid_fee_terms" | "invalid_code" | "passkey_challenge_invalid" | "invalid_passkey";
                 /** @description Repeats the code. */
                 message: string;
-                /** @description Present for some errors: a blocked account's reason, the failing option of a group. */
+                /** @description Present for some errors: {field, reason} for input errors; {reason} for account_disabled; {chain_id, token} for the failing option of a group, whatever the error. */
                 details?: {
+                    /** @description Input errors: the input refused, as a JSON path into the body (`amount`, `assets[1].token`, `allowed_ips[3]`), a query parameter (`limit`), a header (`Idempotency-Key`), or `body` for the body as a whole. */
+                    field?: string;
+                    /** @description Input errors: why it was refused, in words to act on. account_disabled: the operator's reason for the block. */
+                    reason?: string;
+                    /** @description With token: the option of a group that could not be created (nothing was). */
+                    chain_id?: number;
+                    /** @description With chain_id: the option of a group that could not be created. */
+                    token?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -1409,6 +1421,8 @@ export interface components {
             }[];
             minimum_payment: string;
             family: string;
+            /** @description True when this deployment takes live payments on the network: its operator configured a node and the factory contracts for it. A token with status ready is usable in sandbox everywhere listed, and for live invoices only where live is true; elsewhere a live shop gets network_not_ready. */
+            live: boolean;
             wallet_bridge?: boolean;
         };
         Network: {
@@ -1429,6 +1443,8 @@ export interface components {
             }[];
             minimum_payment: string;
             family: string;
+            /** @description True when this deployment takes live payments on the network: its operator configured a node and the factory contracts for it. A token with status ready is usable in sandbox everywhere listed, and for live invoices only where live is true; elsewhere a live shop gets network_not_ready. */
+            live: boolean;
         };
         NetworkStatus: {
             chain_id: number;

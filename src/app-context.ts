@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Catalogue } from './catalogue/index.js';
+import type { Catalogue, IsLive } from './catalogue/index.js';
 import type { ChainAdapters } from './chains/index.js';
 import type { Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
@@ -22,6 +22,8 @@ export interface AppContext {
   readonly catalogue: Catalogue;
   /** The chain adapters of this deployment (sandbox, and the live networks configured). */
   readonly chains: ChainAdapters;
+  /** Whether this deployment takes live payments on a network (`live` of GET /networks, decision 0023). */
+  readonly isLive: IsLive;
   readonly log: FastifyBaseLogger;
   /** Resolved API keys of this process, cleared on every key or standing change (src/keys/api-key-cache.ts). */
   readonly apiKeyCache: ApiKeyCache;

@@ -27,7 +27,7 @@ import { API_PREFIX, createHttpCore, type IvoryServer } from './platform/http/se
 import { sessionCookieSettings } from './platform/http/session-cookie.js';
 import { modules } from './modules.js';
 import { openApiOptions } from './openapi/index.js';
-import { startLiveChains } from './live-chains.js';
+import { networkLiveness, startLiveChains } from './live-chains.js';
 import { registerMetrics } from './operations.js';
 
 export interface BuildOptions {
@@ -94,13 +94,15 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
 
   const secrets = new SecretBox(secretKey(config));
   const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log });
+  const chains = createChainAdapters(options.liveChainAdapters ?? new Map(), live.evm.adapters);
   const context: AppContext = {
     config,
     db: database.db,
     clock,
     secrets,
     catalogue,
-    chains: createChainAdapters(options.liveChainAdapters ?? new Map(), live.evm.adapters),
+    chains,
+    isLive: networkLiveness(catalogue, chains),
     log: server.log,
     apiKeyCache,
   };

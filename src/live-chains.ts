@@ -1,6 +1,6 @@
 import type { ListLiveNetworks } from './admin/index.js';
-import type { Catalogue } from './catalogue/index.js';
-import { startEvmChains, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
+import type { Catalogue, IsLive } from './catalogue/index.js';
+import { startEvmChains, type ChainAdapters, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
 import { recordTransfer } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
@@ -34,6 +34,18 @@ const sweepLedger: SweepLedger = {
     return wakeWaitingGasPayouts(trx, network.chainId, now);
   },
 };
+
+/**
+ * Decision 0023: a network is live on this deployment when it is enabled and
+ * a chain adapter serves its live issuances — exactly when a live invoice on
+ * it gets past network_not_ready. Read at each call, since the adapters are.
+ */
+export function networkLiveness(catalogue: Catalogue, chains: ChainAdapters): IsLive {
+  return (chainId) => {
+    const network = catalogue.network(chainId);
+    return network !== undefined && network.enabled && chains.adapterFor(false, chainId, network.family) !== undefined;
+  };
+}
 
 /** The live EVM networks of the catalogue, their workers, and what the operator sees of them. */
 export async function startLiveChains(deps: {

@@ -11,5 +11,5 @@ export const AVATAR_BODY_LIMIT = IMAGE_BODY_LIMIT;
 
 /** SPEC "Account" POST /profile/avatar: the image as sent → a PNG of at most 256x256 with no metadata (platform/image.ts). */
 export async function normaliseAvatar(imageBase64: string): Promise<Buffer> {
-  return normaliseImage(imageBase64, AVATAR_OUTPUT_SIDE);
+  return normaliseImage(imageBase64, AVATAR_OUTPUT_SIDE, 'image_base64');
 }

@@ -1,11 +1,13 @@
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import { findIdentityOwner, insertIdentity, lockUser, markUserOnboarded, userHasIdentityOf } from './accounts.repository.js';
-import { isDisposableDomain, parseEmailAddress, type EmailAddress } from './email-address.js';
+import { DISPOSABLE, EMAIL_RULE, isDisposableDomain, parseEmailAddress, type EmailAddress } from './email-address.js';
 import { insertGrant, insertMerchant } from './merchant-access.repository.js';
-import { parseMerchantName } from './merchant-name.js';
+import { MAX_MERCHANT_NAME_LENGTH, parseMerchantName } from './merchant-name.js';
+
+const ALREADY_LINKED = 'is already a sign-in method of another account';
 
 /** `created` false: the user had completed onboarding before; nothing changed. */
 export type OnboardingOutcome = { readonly created: boolean };
@@ -23,9 +25,9 @@ export async function completeOnboarding(
   input: { readonly userId: string; readonly name: string; readonly email: string | undefined },
 ): Promise<OnboardingOutcome> {
   const name = parseMerchantName(input.name);
-  if (name === undefined) throw new IvoryError('invalid_name');
+  if (name === undefined) throw fieldError('invalid_name', 'name', `must be 1 to ${MAX_MERCHANT_NAME_LENGTH} characters, not only spaces`);
   const email = input.email === undefined ? undefined : parseEmailAddress(input.email);
-  if (input.email !== undefined && email === undefined) throw new IvoryError('invalid_email');
+  if (input.email !== undefined && email === undefined) throw fieldError('invalid_email', 'email', EMAIL_RULE);
 
   const user = await lockUser(trx, input.userId);
   if (user === undefined) throw new IvoryError('unauthorized');
@@ -33,7 +35,7 @@ export async function completeOnboarding(
 
   const now = clock.now();
   if (email === undefined) {
-    if (!(await userHasIdentityOf(trx, user.id, 'email'))) throw new IvoryError('email_required');
+    if (!(await userHasIdentityOf(trx, user.id, 'email'))) throw fieldError('email_required', 'email', 'required: this account has no e-mail sign-in yet');
   } else {
     await linkEmail(trx, user.id, email, now);
   }
@@ -53,8 +55,8 @@ export async function completeOnboarding(
 async function linkEmail(trx: Tx, userId: string, email: EmailAddress, now: Date): Promise<void> {
   const owner = await findIdentityOwner(trx, 'email', email.subject);
   if (owner === userId) return;
-  if (owner !== undefined) throw new IvoryError('identity_already_linked');
-  if (isDisposableDomain(email.domain)) throw new IvoryError('disposable_email');
+  if (owner !== undefined) throw fieldError('identity_already_linked', 'email', ALREADY_LINKED);
+  if (isDisposableDomain(email.domain)) throw fieldError('disposable_email', 'email', DISPOSABLE);
   const linked = await insertIdentity(trx, {
     id: newId(),
     userId,
@@ -63,5 +65,5 @@ async function linkEmail(trx: Tx, userId: string, email: EmailAddress, now: Date
     label: email.address,
     createdAt: now,
   });
-  if (!linked) throw new IvoryError('identity_already_linked'); // linked by someone else meanwhile
+  if (!linked) throw fieldError('identity_already_linked', 'email', ALREADY_LINKED); // linked by someone else meanwhile
 }

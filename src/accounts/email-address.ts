@@ -9,6 +9,11 @@ export interface EmailAddress {
 }
 
 const MAX_LENGTH = 254;
+
+/** What `invalid_email` says of an address `parseEmailAddress` refuses. */
+export const EMAIL_RULE = 'must be an e-mail address such as name@example.com';
+/** What `disposable_email` says. */
+export const DISPOSABLE = 'is at a disposable-mail domain: use a lasting address';
 const MAX_LOCAL_LENGTH = 64;
 const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
 const LOCAL_PART = new RegExp(`^${ATOM}(?:\\.${ATOM})*$`);

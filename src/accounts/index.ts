@@ -8,7 +8,7 @@ export { findIdentityOwner, findUser, insertIdentity, revokeSession } from './ac
 // For team/: accepting an invitation completes a new member's onboarding (decision 0016) and writes its grant.
 export { markUserOnboarded } from './accounts.repository.js';
 export { insertGrant } from './merchant-access.repository.js';
-export { isDisposableDomain, parseEmailAddress, type EmailAddress } from './email-address.js';
+export { DISPOSABLE, EMAIL_RULE, isDisposableDomain, parseEmailAddress, type EmailAddress } from './email-address.js';
 export { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 export { startSession } from './start-session.js';
 export { sessionUserView, type SessionUserView } from './session.js';

@@ -1,4 +1,4 @@
-const MAX_NAME_LENGTH = 100;
+export const MAX_MERCHANT_NAME_LENGTH = 100;
 
 /**
  * A merchant name: trimmed, 1 to 100 characters (code points, so that an
@@ -8,5 +8,5 @@ const MAX_NAME_LENGTH = 100;
 export function parseMerchantName(raw: string): string | undefined {
   const name = raw.trim();
   const length = [...name].length;
-  return length >= 1 && length <= MAX_NAME_LENGTH ? name : undefined;
+  return length >= 1 && length <= MAX_MERCHANT_NAME_LENGTH ? name : undefined;
 }

@@ -4,7 +4,7 @@ import type { Catalogue } from '../catalogue/index.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import type { Executor } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { insertWalletChallenge } from './accounts.repository.js';
 import { CHALLENGE_LIFETIME_MS, signInMessage } from './wallet-challenge.js';
 
@@ -25,9 +25,11 @@ export async function requestWalletChallenge(
   deps: WalletChallengeDeps,
   input: { readonly address: string; readonly chainId: number },
 ): Promise<{ challengeId: string; message: string }> {
-  if (!isAddress(input.address, { strict: false })) throw new IvoryError('invalid_address');
+  if (!isAddress(input.address, { strict: false })) throw fieldError('invalid_address', 'address', 'must be an EVM address: 0x and 40 hex digits');
   const network = deps.catalogue.network(input.chainId);
-  if (network === undefined || network.family !== 'evm' || !network.enabled) throw new IvoryError('unsupported_network');
+  if (network === undefined || network.family !== 'evm' || !network.enabled) {
+    throw fieldError('unsupported_network', 'chain_id', 'must be the chain_id of an EVM network in GET /networks');
+  }
 
   const address = getAddress(input.address);
   const issuedAt = deps.clock.now();

@@ -1,10 +1,10 @@
 import type { Clock } from '../platform/clock.js';
 import { newId, type SecretBox } from '../platform/crypto.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { enqueueMail } from '../platform/mail/enqueue-mail.js';
 import { findIdentityOwner } from './accounts.repository.js';
-import { isDisposableDomain, parseEmailAddress } from './email-address.js';
+import { DISPOSABLE, EMAIL_RULE, isDisposableDomain, parseEmailAddress } from './email-address.js';
 import {
   EMAIL_CODE_LIFETIME_MS,
   EMAIL_START_WINDOW_MS,
@@ -36,12 +36,12 @@ export type EmailSignInStart =
  */
 export async function startEmailSignIn(deps: EmailSignInDeps, input: { readonly email: string }): Promise<EmailSignInStart> {
   const email = parseEmailAddress(input.email);
-  if (email === undefined) throw new IvoryError('invalid_email');
+  if (email === undefined) throw fieldError('invalid_email', 'email', EMAIL_RULE);
 
   return inTransaction(deps.db, async (trx) => {
     await lockEmailSubject(trx, email.subject);
     const owner = await findIdentityOwner(trx, 'email', email.subject);
-    if (owner === undefined && isDisposableDomain(email.domain)) throw new IvoryError('disposable_email');
+    if (owner === undefined && isDisposableDomain(email.domain)) throw fieldError('disposable_email', 'email', DISPOSABLE);
 
     const now = deps.clock.now();
     const recent = await countEmailChallengesSince(trx, email.subject, new Date(now.getTime() - EMAIL_START_WINDOW_MS));

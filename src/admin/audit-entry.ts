@@ -1,4 +1,4 @@
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import type { OperatorActor } from './operator.js';
 
 /** What operators can do; each is one audit action. */
@@ -45,6 +45,6 @@ export function encodeAuditCursor(sequence: string): string {
 
 export function decodeAuditCursor(cursor: string): string {
   const match = /^audit:([1-9]\d{0,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (match?.[1] === undefined) throw new IvoryError('invalid_cursor');
+  if (match?.[1] === undefined) throw fieldError('invalid_cursor', 'cursor', 'is not a cursor this list gave out: pass next_cursor back unchanged');
   return match[1];
 }

@@ -3,7 +3,7 @@ import { noteApiKeysChanged } from '../keys/index.js';
 import { listMerchantFeeTerms, setMerchantBlock } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { insertAuditEntry } from './admin.repository.js';
 import { lockMerchantForOperator } from './get-merchant.js';
 import { adminMerchantView, type AdminMerchantView } from './merchant-view.js';
@@ -17,8 +17,10 @@ export const BLOCK_REASON_MAX = 500;
  * (PostgreSQL text cannot hold NUL at all).
  */
 export function parseBlockReason(reason: string): string {
+  if (reason.trim() === '') throw fieldError('invalid_reason', 'reason', 'must not be empty or only spaces');
+  if ([...reason].length > BLOCK_REASON_MAX) throw fieldError('invalid_reason', 'reason', `must be at most ${BLOCK_REASON_MAX} characters`);
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (reason.trim() === '' || [...reason].length > BLOCK_REASON_MAX || /[\u0000-\u001f\u007f]/.test(reason)) throw new IvoryError('invalid_reason');
+  if (/[\u0000-\u001f\u007f]/.test(reason)) throw fieldError('invalid_reason', 'reason', 'must be one line without control characters');
   return reason;
 }
 

@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { listAuditEntries as selectAuditEntries } from './admin.repository.js';
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, decodeAuditCursor, encodeAuditCursor, type AuditPage } from './audit-entry.js';
 
@@ -10,7 +10,7 @@ import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, decodeAuditCursor, encodeAuditCurso
  */
 export async function listAuditEntries(db: Executor, query: { readonly limit?: number; readonly cursor?: string }): Promise<AuditPage> {
   const limit = query.limit ?? AUDIT_PAGE_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX) throw new IvoryError('invalid_request');
+  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX) throw fieldError('invalid_request', 'limit', `must be a whole number from 1 to ${AUDIT_PAGE_MAX}`);
   const beforeSequence = query.cursor === undefined ? null : decodeAuditCursor(query.cursor);
   // One more than asked tells whether an older page exists.
   const rows = await selectAuditEntries(db, { limit: limit + 1, beforeSequence });

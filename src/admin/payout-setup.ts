@@ -10,7 +10,7 @@ import {
 } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Executor } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { insertAuditEntry } from './admin.repository.js';
 import { lockMerchantForOperator } from './get-merchant.js';
 import type { OperatorActor } from './operator.js';
@@ -48,7 +48,9 @@ export async function setMerchantPayoutSetup(
 ): Promise<PayoutSetupView> {
   const wallets = Object.entries(input.change.service_wallets ?? {}) as [WalletFamily, string | null | undefined][];
   const changed = wallets.filter((entry): entry is [WalletFamily, string | null] => entry[1] !== undefined);
-  if (changed.length === 0 && input.change.tron_enabled === undefined) throw new IvoryError('invalid_request');
+  if (changed.length === 0 && input.change.tron_enabled === undefined) {
+    throw fieldError('invalid_request', 'body', 'must change service_wallets or tron_enabled');
+  }
   const parsed = changed.map(([family, address]) => [family, address === null ? null : parseWalletAddress(family, address)] as const);
 
   return inTransaction(deps.db, async (trx) => {
@@ -87,6 +89,7 @@ async function payoutSetupView(db: Executor, merchantId: string): Promise<Payout
 }
 
 function parseWalletAddress(family: WalletFamily, address: string): string {
-  if (family === 'evm') return parseEvmPayoutAddress(address);
-  return family === 'solana' ? parseSolanaRecipient(address) : parseTronRecipient(address);
+  const field = `service_wallets.${family}`;
+  if (family === 'evm') return parseEvmPayoutAddress(address, field);
+  return family === 'solana' ? parseSolanaRecipient(address, field) : parseTronRecipient(address, field);
 }

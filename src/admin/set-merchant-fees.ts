@@ -3,7 +3,7 @@ import { deleteMerchantFeeTerms, listMerchantFeeTerms, upsertMerchantFeeTerms } 
 import { feeFor, parseBaseUnits, units18 } from '../money/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import { insertAuditEntry } from './admin.repository.js';
 import { lockMerchantForOperator } from './get-merchant.js';
 import { adminMerchantView, type AdminMerchantView } from './merchant-view.js';
@@ -59,7 +59,7 @@ interface CheckedChange {
 }
 
 function checkChanges(catalogue: Catalogue, changes: readonly FeeTermsChange[]): CheckedChange[] {
-  if (changes.length === 0) throw new IvoryError('invalid_fee_terms');
+  if (changes.length === 0) throw fieldError('invalid_fee_terms', 'overrides', 'must list at least one change');
   const seen = new Set<string>();
   return changes.map((change) => {
     const fail = (field: string): never => {

@@ -2,7 +2,7 @@ import type { NetworkFamily } from '../catalogue/index.js';
 import { listMerchantFeeTerms, setMerchantLimitOverrides } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { insertAuditEntry } from './admin.repository.js';
 import { lockMerchantForOperator } from './get-merchant.js';
 import { adminMerchantView, type AdminMerchantView } from './merchant-view.js';
@@ -33,8 +33,15 @@ export async function setMerchantLimits(
 ): Promise<AdminMerchantView> {
   const { change } = input;
   const deposits = Object.entries(change.deposit_addresses ?? {});
-  if (change.active_invoices === undefined && change.team === undefined && deposits.length === 0) throw new IvoryError('invalid_limits');
-  for (const value of [change.active_invoices, change.team, ...deposits.map(([, limit]) => limit)]) checkLimit(value);
+  if (change.active_invoices === undefined && change.team === undefined && deposits.length === 0) {
+    throw fieldError('invalid_limits', 'body', 'must change active_invoices, deposit_addresses or team');
+  }
+  const values: [string, number | null | undefined][] = [
+    ['active_invoices', change.active_invoices],
+    ['team', change.team],
+    ...deposits.map(([family, limit]): [string, number | null | undefined] => [`deposit_addresses.${family}`, limit]),
+  ];
+  for (const [field, value] of values) checkLimit(field, value);
 
   return inTransaction(deps.db, async (trx) => {
     const merchant = await lockMerchantForOperator(trx, input.merchantId);
@@ -63,7 +70,9 @@ export async function setMerchantLimits(
   });
 }
 
-function checkLimit(value: number | null | undefined): void {
+function checkLimit(field: string, value: number | null | undefined): void {
   if (value === undefined || value === null) return;
-  if (!Number.isInteger(value) || value < 0 || value > LIMIT_MAX) throw new IvoryError('invalid_limits');
+  if (!Number.isInteger(value) || value < 0 || value > LIMIT_MAX) {
+    throw fieldError('invalid_limits', field, `must be a whole number from 0 to ${LIMIT_MAX}, or null for the default`);
+  }
 }

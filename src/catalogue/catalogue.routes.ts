@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import type { PublicNetwork } from './network.js';
+import { listedNetwork } from './catalogue.js';
+import type { ListedNetwork } from './network.js';
 import { IvoryError } from '../platform/errors.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 
-/** SPEC "Network"; kept in step with `PublicNetwork` (the serializer drops anything not listed). */
+/** SPEC "Network"; kept in step with `ListedNetwork` (the serializer drops anything not listed). */
 const PublicTokenSchema = Type.Object({
   address: Type.String(),
   symbol: Type.String(),
@@ -25,9 +26,14 @@ export const PublicNetworkSchema = Type.Object({
   tokens: Type.Array(PublicTokenSchema),
   minimum_payment: Type.String(),
   family: Type.String(),
+  live: Type.Boolean({
+    description:
+      'True when this deployment takes live payments on the network: its operator configured a node and the factory contracts for it. ' +
+      'A token with status ready is usable in sandbox everywhere listed, and for live invoices only where live is true; elsewhere a live shop gets network_not_ready.',
+  }),
 });
-// Compile-time guard: the schema must keep every field of the catalogue's public record.
-const _networkFits: (network: PublicNetwork) => Static<typeof PublicNetworkSchema> = (network) => ({ ...network, tokens: [...network.tokens] });
+// Compile-time guard: the schema must keep every field of the record the API shows.
+const _networkFits: (network: ListedNetwork) => Static<typeof PublicNetworkSchema> = (network) => ({ ...network, tokens: [...network.tokens] });
 
 const IconParams = Type.Object({ chain_id: Type.String(), token: Type.String(), hash: Type.String() });
 
@@ -40,9 +46,11 @@ const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 export async function catalogueRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { catalogue } = context;
 
-  // The list is frozen at load; the serializer only reads it, so the readonly view is handed over as is.
-  const networks = catalogue.publicNetworks() as Static<typeof PublicNetworkSchema>[];
-  api.get('/networks', { schema: { response: { 200: Type.Array(PublicNetworkSchema) } }, config: { auth: PUBLIC } }, async () => networks);
+  // `live` is read at each request: which networks a chain adapter serves is the composition root's to say.
+  api.get('/networks', { schema: { response: { 200: Type.Array(PublicNetworkSchema) } }, config: { auth: PUBLIC } }, async () =>
+    // The serializer only reads the records, so their readonly token lists are handed over as they are.
+    catalogue.publicNetworks().map((network) => listedNetwork(network, context.isLive) as Static<typeof PublicNetworkSchema>),
+  );
 
   api.get('/token-icons/:chain_id/:token/:hash', { schema: { params: IconParams }, config: { auth: PUBLIC } }, async (request, reply) => {
     const { chain_id: chainIdText, token, hash } = request.params;

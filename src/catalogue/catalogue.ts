@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Catalogue, Network, NetworkFamily, PublicNetwork, Token } from './network.js';
+import type { Catalogue, IsLive, ListedNetwork, Network, NetworkFamily, PublicNetwork, Token } from './network.js';
 import { readCatalogueFile } from './read-catalogue-file.js';
 
 export const DEFAULT_CATALOGUE_FILE = fileURLToPath(new URL('./networks.default.json', import.meta.url));
@@ -85,6 +85,11 @@ function buildCatalogue(file: string, networks: readonly Network[]): Catalogue {
     feeTerms: (chainId, kind) => byChainId.get(chainId)?.fees[kind],
     sweepTerms: (chainId) => byChainId.get(chainId)?.sweep,
   };
+}
+
+/** The record as the API shows it on this deployment: with `live` (decision 0023). */
+export function listedNetwork(network: PublicNetwork, isLive: IsLive): ListedNetwork {
+  return { ...network, live: isLive(network.chain_id) };
 }
 
 /** A chain gone from the catalogue altogether: a bare record (a page then shows the chain id). */

@@ -1,9 +1,11 @@
-export { DEFAULT_CATALOGUE_FILE, loadCatalogue } from './catalogue.js';
+export { DEFAULT_CATALOGUE_FILE, listedNetwork, loadCatalogue } from './catalogue.js';
 export type {
   Catalogue,
   ChainAccess,
   FeeKind,
   FeeTerms,
+  IsLive,
+  ListedNetwork,
   Network,
   NetworkFamily,
   PublicNetwork,

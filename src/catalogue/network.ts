@@ -77,7 +77,7 @@ export interface PublicToken {
   readonly icon_url?: string;
 }
 
-/** An element of GET /networks (SPEC "Network"). */
+/** An element of GET /networks (SPEC "Network") as the catalogue file gives it. */
 export interface PublicNetwork {
   readonly chain_id: number;
   readonly name: string;
@@ -89,6 +89,20 @@ export interface PublicNetwork {
   readonly tokens: readonly PublicToken[];
   readonly minimum_payment: string;
   readonly family: NetworkFamily;
+}
+
+/**
+ * Whether this deployment takes live payments on a network: it is enabled and
+ * a chain adapter serves it, which for EVM means a node (`rpc_url`) and both
+ * factories in the catalogue file (decision 0023). The composition root
+ * decides it; a catalogue file read alone cannot know.
+ */
+export type IsLive = (chainId: number) => boolean;
+
+/** A network as the API shows it: the catalogue's record and what is true of it on this deployment. */
+export interface ListedNetwork extends PublicNetwork {
+  /** This deployment accepts live invoices and deposits on the network (decision 0023). */
+  readonly live: boolean;
 }
 
 export interface Catalogue {

@@ -47,7 +47,7 @@ function pageLang(request: FastifyRequest, reply: FastifyReply, queryLang: strin
  */
 export async function checkoutPageRoutes(server: IvoryServer, context: AppContext): Promise<void> {
   const urls = checkoutUrls(context);
-  const deps = { catalogue: context.catalogue, urls };
+  const deps = { catalogue: context.catalogue, isLive: context.isLive, urls };
   const pagePath = new URL(context.config.payUrl).pathname.replace(/\/+$/, '');
   const imageOrigin = new URL(context.config.publicUrl).origin;
 

@@ -93,7 +93,7 @@ function sendSerialized(reply: FastifyReply, body: string): FastifyReply {
  * groups, and any answer not yet cached, are read and serialized in full.
  */
 export async function checkoutRoutes(api: IvoryServer, context: AppContext, cache = new CheckoutAnswerCache()): Promise<void> {
-  const deps = { catalogue: context.catalogue, urls: checkoutUrls(context) };
+  const deps = { catalogue: context.catalogue, isLive: context.isLive, urls: checkoutUrls(context) };
   api.get(
     '/checkout/:public_id',
     { schema: { params: Params, response: { 200: CheckoutResponseSchema } }, config: { auth: PUBLIC, notFoundStatus: 400 } },

@@ -1,4 +1,4 @@
-import type { PublicNetwork } from '../catalogue/index.js';
+import type { ListedNetwork } from '../catalogue/index.js';
 import type { Issuance, IssuanceGroup, IssuanceStatus } from '../issuances/index.js';
 import { groupStatus, paymentUrl } from '../issuances/index.js';
 
@@ -50,7 +50,7 @@ export interface CheckoutOption extends CheckoutCommon {
   chain_id: number;
   token: string;
   token_decimals: number;
-  network: PublicNetwork;
+  network: ListedNetwork;
   amount: string;
   address: string;
   tx_hash: string;
@@ -124,7 +124,7 @@ function commonFields(
 
 export function checkoutOption(
   issuance: Issuance,
-  extra: { readonly txHash: string | null; readonly network: PublicNetwork; readonly branding: Branding; readonly merchantName: string },
+  extra: { readonly txHash: string | null; readonly network: ListedNetwork; readonly branding: Branding; readonly merchantName: string },
 ): CheckoutOption {
   return {
     ...commonFields(issuance, extra),

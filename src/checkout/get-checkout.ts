@@ -1,4 +1,4 @@
-import type { Catalogue } from '../catalogue/index.js';
+import { listedNetwork, type Catalogue, type IsLive } from '../catalogue/index.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import {
@@ -36,9 +36,17 @@ const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * `not_found` (the route answers it 400, SPEC "Errors"); an id that cannot be
  * a public id is refused the same way without a query.
  */
+/** What a checkout reads besides storage. */
+export interface CheckoutDeps {
+  readonly catalogue: Catalogue;
+  /** `live` of the checkout's network record (decision 0023). */
+  readonly isLive: IsLive;
+  readonly urls: CheckoutUrls;
+}
+
 export async function getCheckout(
   executor: Executor,
-  deps: { readonly catalogue: Catalogue; readonly urls: CheckoutUrls },
+  deps: CheckoutDeps,
   publicId: string,
 ): Promise<FoundCheckout> {
   const found = await findCheckout(executor, deps, publicId);
@@ -49,18 +57,18 @@ export async function getCheckout(
 /** As `getCheckout`, but an unknown id is `undefined` (the hosted page answers it with a 404 page). */
 export async function findCheckout(
   executor: Executor,
-  deps: { readonly catalogue: Catalogue; readonly urls: CheckoutUrls },
+  deps: CheckoutDeps,
   publicId: string,
 ): Promise<FoundCheckout | undefined> {
   if (!PUBLIC_ID.test(publicId)) return undefined;
-  const { catalogue, urls } = deps;
+  const { catalogue, isLive, urls } = deps;
 
   // Invoices are the common case, so the issuance is looked up first.
   const single = await findIssuanceForCheckout(executor, publicId);
   if (single !== undefined) {
     const option = checkoutOption(single.issuance, {
       txHash: single.txHash,
-      network: catalogue.networkRecord(single.issuance.chainId),
+      network: listedNetwork(catalogue.networkRecord(single.issuance.chainId), isLive),
       branding: brandingOf(single.owner, urls.baseUrl),
       merchantName: single.owner.merchantName,
     });
@@ -72,7 +80,7 @@ export async function findCheckout(
   const branding = brandingOf(grouped.owner, urls.baseUrl);
   const merchantName = grouped.owner.merchantName;
   const optionViews = grouped.options.map(({ issuance, txHash }) =>
-    checkoutOption(issuance, { txHash, network: catalogue.networkRecord(issuance.chainId), branding, merchantName }),
+    checkoutOption(issuance, { txHash, network: listedNetwork(catalogue.networkRecord(issuance.chainId), isLive), branding, merchantName }),
   );
   const view = checkoutGroupView(
     grouped.group,

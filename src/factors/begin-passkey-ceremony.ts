@@ -2,7 +2,7 @@ import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequest
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import { meetsMfaRequirement, type SessionPrincipal } from '../platform/http/principal.js';
 import {
   deleteExpiredPasskeyChallenges,
@@ -10,7 +10,7 @@ import {
   insertPasskeyChallenge,
   listUserPasskeys,
 } from './passkeys.repository.js';
-import { DEFAULT_PASSKEY_NAME, PASSKEY_CHALLENGE_TTL_MS, normalizePasskeyName, relyingPartyOf, webAuthn, type PasskeyPurpose } from './passkeys.js';
+import { DEFAULT_PASSKEY_NAME, PASSKEY_CHALLENGE_TTL_MS, PASSKEY_NAME_RULE, normalizePasskeyName, relyingPartyOf, webAuthn, type PasskeyPurpose } from './passkeys.js';
 
 export interface BeginPasskeyCeremonyDeps {
   readonly db: Db;
@@ -46,10 +46,10 @@ export async function beginPasskeyCeremony(
   let name: string | null = null;
   if (purpose === 'register') {
     name = input.name === undefined ? DEFAULT_PASSKEY_NAME : normalizePasskeyName(input.name);
-    if (name === null) throw new IvoryError('invalid_name');
+    if (name === null) throw fieldError('invalid_name', 'name', PASSKEY_NAME_RULE);
     if (!meetsMfaRequirement(session, 'fresh', now, deps.mfaFreshWindowMs)) throw new IvoryError('mfa_required');
   } else if (input.name !== undefined) {
-    throw new IvoryError('invalid_request');
+    throw fieldError('invalid_request', 'name', 'is accepted only with purpose register');
   }
 
   const { rpId } = relyingPartyOf(deps.publicUrl);

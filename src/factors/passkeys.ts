@@ -20,6 +20,8 @@ export function webAuthn(): Promise<typeof import('@simplewebauthn/server')> {
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000;
 
 export const MAX_PASSKEY_NAME_LENGTH = 64;
+/** What `invalid_name` says of a passkey name `normalizePasskeyName` refuses. */
+export const PASSKEY_NAME_RULE = `must be 1 to ${MAX_PASSKEY_NAME_LENGTH} characters, not only spaces, without control characters`;
 export const DEFAULT_PASSKEY_NAME = 'Passkey';
 
 export type PasskeyPurpose = 'register' | 'authenticate';

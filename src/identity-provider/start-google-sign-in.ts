@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { newId, sha256Hex, type SecretBox } from '../platform/crypto.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { newAuthorizationBinding, type IdentityProvider } from './identity-provider.js';
 import { deleteExpiredOidcStates, insertOidcState } from './oidc-states.repository.js';
 import { parseReturnTo } from './return-to.js';
@@ -30,7 +30,7 @@ export async function startGoogleSignIn(
   input: { readonly returnTo: string | undefined },
 ): Promise<{ readonly authorizationUrl: URL; readonly state: string }> {
   const returnTo = input.returnTo === undefined ? undefined : parseReturnTo(input.returnTo);
-  if (input.returnTo !== undefined && returnTo === undefined) throw new IvoryError('invalid_request', { field: 'return_to' });
+  if (input.returnTo !== undefined && returnTo === undefined) throw fieldError('invalid_request', 'return_to', 'must be a path on this site: one leading /, no spaces or backslashes');
 
   const binding = newAuthorizationBinding();
   const authorizationUrl = await deps.provider.authorizationUrl(binding);

@@ -1,4 +1,4 @@
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import type { IssuanceKind, IssuanceStatus } from './issuance.js';
 
@@ -149,16 +149,18 @@ export function encodeIssuanceCursor(position: IssuanceListPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id]), 'utf8').toString('base64url');
 }
 
+const CURSOR_REASON = 'is not a cursor this list gave out: pass next_cursor back unchanged';
+
 export function decodeIssuanceCursor(cursor: string): IssuanceListPosition {
   let parts: unknown;
   try {
     parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new IvoryError('invalid_cursor');
+    throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
   }
-  if (!Array.isArray(parts) || parts.length !== 2) throw new IvoryError('invalid_cursor');
+  if (!Array.isArray(parts) || parts.length !== 2) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
   const [createdAt, id] = parts as unknown[];
-  if (typeof createdAt !== 'string' || typeof id !== 'string' || !POSITION_TIME.test(createdAt) || !isUuid(id)) throw new IvoryError('invalid_cursor');
-  if (!isDateTime(createdAt.split(/[-T:.]/).slice(0, 6).map(Number))) throw new IvoryError('invalid_cursor');
+  if (typeof createdAt !== 'string' || typeof id !== 'string' || !POSITION_TIME.test(createdAt) || !isUuid(id)) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
+  if (!isDateTime(createdAt.split(/[-T:.]/).slice(0, 6).map(Number))) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
   return { createdAt, id: id.toLowerCase() };
 }

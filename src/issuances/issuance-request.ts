@@ -1,4 +1,4 @@
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import type { IssuanceKind } from './issuance.js';
 
 /** The body of POST invoices / deposits, as the route schema lets it through. */
@@ -18,6 +18,9 @@ export const EXPIRES_IN_DAYS: Readonly<Record<string, number>> = { '1d': 1, '7d'
 const DEFAULT_EXPIRES_IN = '30d';
 const DAY_MS = 86_400_000;
 const TEXT_MAX = 1000;
+const AMOUNT_MAX_LENGTH = 100;
+const RETURN_URL_MAX = 2000;
+const RETURN_URL_RULE = 'must be an absolute http or https URL';
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 
 export interface RequestedOption {
@@ -47,21 +50,22 @@ export interface IssuanceRequest {
  */
 export function parseIssuanceRequest(kind: IssuanceKind, body: IssuanceRequestBody, now: Date): IssuanceRequest {
   const grouped = body.assets !== undefined;
-  if (grouped && (body.chain_id !== undefined || body.token !== undefined)) throw new IvoryError('invalid_assets');
+  if (grouped && (body.chain_id !== undefined || body.token !== undefined)) {
+    throw fieldError('invalid_assets', 'assets', 'must not be sent together with chain_id or token');
+  }
   const options = grouped ? parseAssets(body.assets ?? []) : [single(body)];
 
   let expiresAt: Date | null = null;
   if (kind === 'deposit') {
-    if (body.expires_in !== undefined) throw new IvoryError('invalid_expires_in');
-    if (body.amount !== undefined) throw new IvoryError('invalid_amount');
+    if (body.expires_in !== undefined) throw fieldError('invalid_expires_in', 'expires_in', 'is not accepted on a deposit (deposits never expire)');
+    if (body.amount !== undefined) throw fieldError('invalid_amount', 'amount', 'is not accepted on a deposit (deposits take any amount)');
   } else {
     const days = EXPIRES_IN_DAYS[body.expires_in ?? DEFAULT_EXPIRES_IN];
     if (days === undefined || !Object.hasOwn(EXPIRES_IN_DAYS, body.expires_in ?? DEFAULT_EXPIRES_IN)) {
-      throw new IvoryError('invalid_expires_in');
+      throw fieldError('invalid_expires_in', 'expires_in', `must be one of ${Object.keys(EXPIRES_IN_DAYS).join(', ')}`);
     }
     expiresAt = new Date(now.getTime() + days * DAY_MS);
-    const pattern = grouped ? /^[0-9]+(\.[0-9]+)?$/ : /^(0|[1-9][0-9]*)$/;
-    if (body.amount === undefined || body.amount.length > 100 || !pattern.test(body.amount)) throw new IvoryError('invalid_amount');
+    checkAmountText(body.amount, grouped);
   }
 
   return {
@@ -70,32 +74,47 @@ export function parseIssuanceRequest(kind: IssuanceKind, body: IssuanceRequestBo
     options,
     amount: kind === 'deposit' ? null : (body.amount ?? null),
     expiresAt,
-    externalId: optionalText(body.external_id, 'invalid_request'),
-    description: optionalText(body.description, 'invalid_request'),
+    externalId: optionalText(body.external_id, 'external_id'),
+    description: optionalText(body.description, 'description'),
     returnUrl: returnUrl(body.return_url),
   };
 }
 
+/** SPEC Rule 1: base units (an integer string) without assets; a decimal token amount with them. */
+function checkAmountText(amount: string | undefined, grouped: boolean): void {
+  if (amount === undefined) throw fieldError('invalid_amount', 'amount', 'required on an invoice');
+  if (amount.length > AMOUNT_MAX_LENGTH) throw fieldError('invalid_amount', 'amount', `must be at most ${AMOUNT_MAX_LENGTH} characters`);
+  if (grouped && !/^[0-9]+(\.[0-9]+)?$/.test(amount)) {
+    throw fieldError('invalid_amount', 'amount', 'must be a decimal token amount such as "10.5" when assets are sent');
+  }
+  if (!grouped && !/^(0|[1-9][0-9]*)$/.test(amount)) {
+    throw fieldError('invalid_amount', 'amount', 'must be a whole number of base units, without leading zeros (10 tokens of 6 decimals: "10000000")');
+  }
+}
+
 function single(body: IssuanceRequestBody): RequestedOption {
-  if (body.chain_id === undefined || body.token === undefined) throw new IvoryError('invalid_request');
+  if (body.chain_id === undefined) throw fieldError('invalid_request', 'chain_id', 'required (or send assets)');
+  if (body.token === undefined) throw fieldError('invalid_request', 'token', 'required (or send assets)');
   return { chainId: body.chain_id, token: body.token };
 }
 
 function parseAssets(assets: readonly { chain_id: number; token: string }[]): RequestedOption[] {
-  if (assets.length === 0) throw new IvoryError('invalid_assets');
-  const seen = new Set<string>();
-  for (const asset of assets) {
+  if (assets.length === 0) throw fieldError('invalid_assets', 'assets', 'must list at least one {chain_id, token}');
+  const seen = new Map<string, number>();
+  assets.forEach((asset, index) => {
     // Exact repeats here; pairs that differ only in EVM letter case are caught once resolved.
     const key = `${asset.chain_id}:${asset.token}`;
-    if (seen.has(key)) throw new IvoryError('invalid_assets');
-    seen.add(key);
-  }
+    const earlier = seen.get(key);
+    if (earlier !== undefined) throw fieldError('invalid_assets', `assets[${index}]`, `repeats assets[${earlier}]`);
+    seen.set(key, index);
+  });
   return assets.map((asset) => ({ chainId: asset.chain_id, token: asset.token }));
 }
 
-function optionalText(value: string | undefined, code: 'invalid_request'): string | null {
+function optionalText(value: string | undefined, field: string): string | null {
   if (value === undefined) return null;
-  if (value.length > TEXT_MAX || CONTROL_CHARACTERS.test(value)) throw new IvoryError(code);
+  if (value.length > TEXT_MAX) throw fieldError('invalid_request', field, `must be at most ${TEXT_MAX} characters`);
+  if (CONTROL_CHARACTERS.test(value)) throw fieldError('invalid_request', field, 'must not contain control characters');
   return value;
 }
 
@@ -106,8 +125,9 @@ function returnUrl(value: string | undefined): string | null {
   try {
     parsed = new URL(value);
   } catch {
-    throw new IvoryError('invalid_request');
+    throw fieldError('invalid_request', 'return_url', RETURN_URL_RULE);
   }
-  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || value.length > 2000) throw new IvoryError('invalid_request');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw fieldError('invalid_request', 'return_url', RETURN_URL_RULE);
+  if (value.length > RETURN_URL_MAX) throw fieldError('invalid_request', 'return_url', `must be at most ${RETURN_URL_MAX} characters`);
   return value;
 }

@@ -1,9 +1,9 @@
-import type { Catalogue, FeeTerms, NetworkFamily } from '../catalogue/index.js';
+import type { Catalogue, FeeTerms, Network, NetworkFamily } from '../catalogue/index.js';
 import type { ChainAdapters } from '../chains/index.js';
 import { feeExceedsAmount, parseBaseUnits, parseDecimalAmount } from '../money/index.js';
 import type { MerchantPayoutSetup } from '../merchants/index.js';
 import type { PayoutTarget } from '../platform/database/schema.js';
-import { IvoryError, type ErrorCode } from '../platform/errors.js';
+import { IvoryError, fieldError, type ErrorCode } from '../platform/errors.js';
 import type { IssuanceRequest, RequestedOption } from './issuance-request.js';
 import { checkInvoiceAmountLimits } from '../limits/index.js';
 
@@ -67,40 +67,47 @@ export function feeTermsKey(chainId: number, kind: 'invoice' | 'deposit'): strin
  * tron_setup_required) and
  * network_not_ready (no chain adapter); then the amount: invalid_amount,
  * invoice_amount_limit, sandbox_amount_limit, amount_below_minimum,
- * fee_exceeds_amount. In a group the error names the option in
- * `details: {chain_id, token}` (Rule 2) and nothing is created.
+ * fee_exceeds_amount. Input errors carry `details: {field, reason}`; in a
+ * group every error names the option in `details: {chain_id, token}` instead
+ * (Rule 2) and nothing is created.
  */
 export function planOptions(request: IssuanceRequest, deps: PlanDeps): PlannedOption[] {
   const planned = request.options.map((option) => {
     try {
       return planOption(request, option, deps);
     } catch (error) {
-      if (request.grouped && error instanceof IvoryError && error.details === undefined) {
-        throw new IvoryError(error.code, { chain_id: option.chainId, token: option.token });
-      }
+      // SPEC's shape wins over {field, reason}: a group's error names the option.
+      if (request.grouped && error instanceof IvoryError) throw new IvoryError(error.code, { chain_id: option.chainId, token: option.token });
       throw error;
     }
   });
-  const pairs = new Set(planned.map((option) => `${option.chainId}:${option.token}`));
-  if (pairs.size !== planned.length) throw new IvoryError('invalid_assets');
+  const seen = new Map<string, number>();
+  planned.forEach((option, index) => {
+    const pair = `${option.chainId}:${option.token}`;
+    const earlier = seen.get(pair);
+    if (earlier !== undefined) throw fieldError('invalid_assets', `assets[${index}]`, `repeats assets[${earlier}] (EVM token addresses compare without regard to letter case)`);
+    seen.set(pair, index);
+  });
   return planned;
 }
 
 function planOption(request: IssuanceRequest, option: RequestedOption, deps: PlanDeps): PlannedOption {
   const { catalogue, adapters, shop } = deps;
   const network = catalogue.network(option.chainId);
-  if (network === undefined || !network.enabled) throw new IvoryError('unsupported_network');
+  if (network === undefined || !network.enabled) {
+    throw fieldError('unsupported_network', 'chain_id', `is not a network of this deployment (${option.chainId}): use a chain_id from GET /networks`);
+  }
   const token = catalogue.token(option.chainId, option.token);
-  if (token === undefined) throw new IvoryError('unsupported_asset');
+  if (token === undefined) throw fieldError('unsupported_asset', 'token', `is not a token of ${network.name} (chain_id ${network.chainId}): use an address from GET /networks`);
   const setup = deps.payoutSetup ?? NO_SERVICE_WALLET;
   if (network.family === 'tron' && !setup.tronEnabled) throw new IvoryError('merchant_network_disabled');
   if (shop.sandbox && network.family === 'solana') throw new IvoryError('solana_sandbox_unavailable');
   const payout = payoutOf(shop, network.family, setup);
   if (!shop.sandbox) {
-    if (!token.ready) throw new IvoryError('asset_not_ready');
+    if (!token.ready) throw fieldError('asset_not_ready', 'token', `${token.symbol} on ${network.name} is not ready for live payments (no status "ready" in GET /networks)`);
     if (payout.recipient === null) throw new IvoryError((payout.target === 'wallet' ? WALLET_MISSING : SETUP_REQUIRED)[network.family]);
   }
-  if (adapters.adapterFor(shop.sandbox, network.chainId, network.family) === undefined) throw new IvoryError('network_not_ready');
+  if (adapters.adapterFor(shop.sandbox, network.chainId, network.family) === undefined) throw fieldError('network_not_ready', 'chain_id', notLiveReason(network));
 
   const kind = request.kind;
   const feeTerms = deps.merchantFeeTerms?.get(feeTermsKey(network.chainId, kind)) ?? network.fees[kind];
@@ -108,10 +115,12 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
   if (kind === 'invoice') {
     const text = request.amount ?? '';
     const parsed = request.grouped ? parseDecimalAmount(text, token.decimals) : parseBaseUnits(text);
-    if (parsed === undefined) throw new IvoryError('invalid_amount');
+    if (parsed === undefined) throw fieldError('invalid_amount', 'amount', `has more decimals than ${token.symbol}'s ${token.decimals} on ${network.name}`);
     checkInvoiceAmountLimits(parsed, token.decimals, shop.sandbox);
-    if (parsed < token.minimumPayment || parsed === 0n) throw new IvoryError('amount_below_minimum');
-    if (feeExceedsAmount(parsed, feeTerms, token.decimals)) throw new IvoryError('fee_exceeds_amount');
+    if (parsed < token.minimumPayment || parsed === 0n) {
+      throw fieldError('amount_below_minimum', 'amount', `must be at least ${network.minimumPayment} ${token.symbol} on ${network.name} (minimum_payment), ${token.minimumPayment} base units`);
+    }
+    if (feeExceedsAmount(parsed, feeTerms, token.decimals)) throw fieldError('fee_exceeds_amount', 'amount', 'must be larger than the fee it pays (GET /shops/{shop_id}/terms)');
     amount = parsed;
   }
   const sweepThreshold = kind === 'deposit' ? (parseDecimalAmount(network.sweep.sweepThreshold, token.decimals) ?? null) : null;
@@ -127,6 +136,19 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
     delegate: network.family === 'evm' ? shop.delegate : null,
     payoutTarget: payout.target,
   };
+}
+
+/**
+ * Why a live issuance on `network` is refused with network_not_ready: this
+ * deployment serves no live network without a node and factories (decision
+ * 0023). For the developer, and for the operator they will ask.
+ */
+function notLiveReason(network: Network): string {
+  return (
+    `This deployment has no node configured for ${network.name} (chain_id ${network.chainId}), so it takes no live payments there: ` +
+    'its operator adds the network to the NETWORKS_FILE catalogue with rpc_url, main_factory and invoice_factory (printed by npx ivory contracts deploy; EVM networks only in this version). ' +
+    'GET /networks shows live: true where live invoices are accepted.'
+  );
 }
 
 const SETUP_REQUIRED: Readonly<Record<NetworkFamily, ErrorCode>> = {

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { Scope } from '../platform/database/schema.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import type { ApiKeyRow } from './api-keys.repository.js';
 
 /** SPEC "Limits". */
@@ -14,11 +14,13 @@ const SCOPES: readonly Scope[] = ['read', 'write'];
 
 /** SPEC "API key": a non-empty set of `read` and/or `write`, each at most once. */
 export function parseScopes(raw: readonly string[]): Scope[] {
-  const scopes = raw.filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope));
-  if (scopes.length === 0 || scopes.length !== raw.length || new Set(scopes).size !== scopes.length) {
-    throw new IvoryError('invalid_scopes');
-  }
-  return scopes;
+  if (raw.length === 0) throw fieldError('invalid_scopes', 'scopes', 'must not be empty: read and/or write');
+  raw.forEach((scope, index) => {
+    if (!(SCOPES as readonly string[]).includes(scope)) throw fieldError('invalid_scopes', `scopes[${index}]`, `must be one of ${SCOPES.join(', ')}`);
+    const earlier = raw.indexOf(scope);
+    if (earlier !== index) throw fieldError('invalid_scopes', `scopes[${index}]`, `repeats scopes[${earlier}]`);
+  });
+  return [...raw] as Scope[];
 }
 
 /**
@@ -30,10 +32,14 @@ export function parseScopes(raw: readonly string[]): Scope[] {
  * refused, since they mean nothing off the host.
  */
 export function parseAllowedIps(raw: readonly string[]): string[] {
-  if (raw.length > MAX_ALLOWED_IPS) throw new IvoryError('too_many_allowed_ips');
-  const normalised = raw.map((entry) => {
+  if (raw.length > MAX_ALLOWED_IPS) {
+    throw fieldError('too_many_allowed_ips', 'allowed_ips', `must have at most ${MAX_ALLOWED_IPS} addresses or CIDR ranges (${raw.length} sent)`);
+  }
+  const normalised = raw.map((entry, index) => {
     const text = normaliseEntry(entry);
-    if (text === undefined) throw new IvoryError('invalid_allowed_ips');
+    if (text === undefined) {
+      throw fieldError('invalid_allowed_ips', `allowed_ips[${index}]`, 'must be an IPv4 address (four decimal parts), an IPv6 address without zone id, or a CIDR range of either');
+    }
     return text;
   });
   return [...new Set(normalised)];

@@ -1,6 +1,6 @@
 import type { NetworkFamily } from '../catalogue/index.js';
 import { wholeTokens } from '../money/index.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 
 /** SPEC "Limits", in whole tokens: one invoice, and one sandbox invoice or simulated transfer. */
 export const INVOICE_AMOUNT_LIMIT_TOKENS = 1_000_000;
@@ -8,8 +8,12 @@ export const SANDBOX_AMOUNT_LIMIT_TOKENS = 10_000;
 
 /** An invoice amount in base units against both caps, in SPEC's order: invoice_amount_limit, then sandbox_amount_limit. */
 export function checkInvoiceAmountLimits(amount: bigint, decimals: number, sandbox: boolean): void {
-  if (amount > wholeTokens(INVOICE_AMOUNT_LIMIT_TOKENS, decimals)) throw new IvoryError('invoice_amount_limit');
-  if (sandbox && amount > wholeTokens(SANDBOX_AMOUNT_LIMIT_TOKENS, decimals)) throw new IvoryError('sandbox_amount_limit');
+  if (amount > wholeTokens(INVOICE_AMOUNT_LIMIT_TOKENS, decimals)) {
+    throw fieldError('invoice_amount_limit', 'amount', `must be at most ${INVOICE_AMOUNT_LIMIT_TOKENS} whole tokens per invoice`);
+  }
+  if (sandbox && amount > wholeTokens(SANDBOX_AMOUNT_LIMIT_TOKENS, decimals)) {
+    throw fieldError('sandbox_amount_limit', 'amount', `must be at most ${SANDBOX_AMOUNT_LIMIT_TOKENS} whole tokens on a sandbox shop`);
+  }
 }
 
 /** SPEC "Limits": active invoices per merchant (sandbox and live counted apart). */

@@ -31,7 +31,7 @@ export async function createShop(trx: Tx, clock: Clock, principal: Principal, me
   const access = await requireMerchantAccess(trx, principal, merchantId, 'owner', { lock: true });
   const name = parseName(input.name);
   const recipient = payoutRecipient({ sandbox: input.sandbox, payoutTarget: input.payoutTarget ?? 'address', recipient: input.recipient });
-  const delegate = input.delegate === undefined || input.delegate === null ? null : parseEvmPayoutAddress(input.delegate);
+  const delegate = input.delegate === undefined || input.delegate === null ? null : parseEvmPayoutAddress(input.delegate, 'delegate');
   checkPayoutTargets(await findMerchantPayoutSetup(trx, access.merchantId), input);
 
   if (input.sandbox && (await hasActiveSandboxShop(trx, access.merchantId))) throw new IvoryError('sandbox_shop_limit_reached');

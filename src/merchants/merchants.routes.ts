@@ -116,7 +116,7 @@ export async function merchantsRoutes(api: IvoryServer, context: AppContext): Pr
   api.get(
     '/merchants/:merchant_id/networks',
     { schema: { params: MerchantParams }, config: { auth: SESSION_OR_READ_KEY } },
-    async (request) => listMerchantNetworks(db, catalogue, principalOf(request), request.params.merchant_id),
+    async (request) => listMerchantNetworks(db, { catalogue, isLive: context.isLive }, principalOf(request), request.params.merchant_id),
   );
 
   api.get(

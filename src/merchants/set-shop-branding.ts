@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { newId, sha256Hex } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { normaliseImage } from '../platform/image.js';
 import { findShopAssetBySha256, insertBrandingAsset, updateShop, type ShopRow } from './merchants.repository.js';
 import type { ShopAccess } from './require-shop-access.js';
@@ -37,12 +37,12 @@ export interface BrandingView {
  * for a year); the same bytes again reuse the shop's existing row.
  */
 export async function setShopBranding(trx: Tx, clock: Clock, access: ShopAccess, input: BrandingInput, baseUrl: string): Promise<BrandingView> {
-  if (input.name === undefined && input.logo === undefined) throw new IvoryError('invalid_request');
+  if (input.name === undefined && input.logo === undefined) throw fieldError('invalid_request', 'body', 'must contain name or logo');
   const name = input.name === undefined || input.name === null ? input.name : parseName(input.name);
   const now = clock.now();
   let logoAssetId: string | null | undefined = input.logo === null ? null : undefined;
   if (typeof input.logo === 'string') {
-    const png = await normaliseImage(input.logo, LOGO_OUTPUT_SIDE);
+    const png = await normaliseImage(input.logo, LOGO_OUTPUT_SIDE, 'logo');
     const sha256 = sha256Hex(png);
     logoAssetId = await findShopAssetBySha256(trx, access.shop.id, sha256);
     if (logoAssetId === undefined) {

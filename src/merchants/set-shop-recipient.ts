@@ -1,7 +1,7 @@
 import type { Catalogue } from '../catalogue/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Executor, Tx } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { writeFamilyRecipient, type RecipientFamily } from './merchants.repository.js';
 import { parseSolanaRecipient, parseTronRecipient } from './recipient-addresses.js';
@@ -29,15 +29,20 @@ export async function setShopRecipient(
   const address = family === 'solana' ? parseSolanaRecipient(rawAddress) : parseTronRecipient(rawAddress);
   const current = family === 'solana' ? shop.solana_recipient : shop.tron_recipient;
   if (current !== null && current !== '') {
-    if (current !== address) throw new IvoryError('shop_addresses_immutable');
+    if (current !== address) {
+      throw fieldError('shop_addresses_immutable', 'address', `the shop's ${FAMILY_NAMES[family]} recipient is already set and cannot change; sending the same address again succeeds`);
+    }
     return { address };
   }
   if (await isServiceAddress(trx, deps.catalogue, family, address)) {
-    throw new IvoryError(family === 'solana' ? 'invalid_solana_address' : 'invalid_tron_recipient');
+    const reason = "is one of this service's own addresses (a token contract or mint, a fee wallet, a service wallet): use your own wallet";
+    throw fieldError(family === 'solana' ? 'invalid_solana_address' : 'invalid_tron_recipient', 'address', reason);
   }
   await writeFamilyRecipient(trx, shop.id, family, address, deps.clock.now());
   return { address };
 }
+
+const FAMILY_NAMES: Readonly<Record<RecipientFamily, string>> = { solana: 'Solana', tron: 'Tron' };
 
 /**
  * SPEC "Errors": a service address is refused as a recipient (Solana

@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem';
 import type { PayoutTarget } from '../platform/database/schema.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import type { ShopRow } from './merchants.repository.js';
 
 /** SPEC leaves the length of names unshown; 100 characters after trimming is ours. */
@@ -9,10 +9,12 @@ const CONTROL_CHARACTERS = /\p{Cc}/u;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** A display name: trimmed, 1..100 characters, no control characters (NUL cannot even be stored). */
-export function parseName(raw: string): string {
+export function parseName(raw: string, field = 'name'): string {
   const name = raw.trim();
   const length = [...name].length;
-  if (length === 0 || length > NAME_MAX_LENGTH || CONTROL_CHARACTERS.test(name)) throw new IvoryError('invalid_name');
+  if (length === 0) throw fieldError('invalid_name', field, 'must not be empty or only spaces');
+  if (length > NAME_MAX_LENGTH) throw fieldError('invalid_name', field, `must be at most ${NAME_MAX_LENGTH} characters`);
+  if (CONTROL_CHARACTERS.test(name)) throw fieldError('invalid_name', field, 'must not contain control characters');
   return name;
 }
 
@@ -22,10 +24,13 @@ export function parseName(raw: string): string {
  * caught); all lower case has none to check and is accepted. The zero address
  * burns funds and is refused.
  */
-export function parseEvmPayoutAddress(raw: string): string {
-  if (!isAddress(raw, { strict: true })) throw new IvoryError('invalid_recipient');
+export function parseEvmPayoutAddress(raw: string, field: string): string {
+  if (!isAddress(raw, { strict: false })) throw fieldError('invalid_recipient', field, 'must be an EVM address: 0x and 40 hex digits');
+  if (!isAddress(raw, { strict: true })) {
+    throw fieldError('invalid_recipient', field, `has a wrong EIP-55 checksum (a typo?): mixed case must match ${getAddress(raw)}, or send it all lower case`);
+  }
   const address = getAddress(raw);
-  if (address === ZERO_ADDRESS) throw new IvoryError('invalid_recipient');
+  if (address === ZERO_ADDRESS) throw fieldError('invalid_recipient', field, 'must not be the zero address, which burns funds');
   return address;
 }
 
@@ -37,14 +42,16 @@ export function parseEvmPayoutAddress(raw: string): string {
  */
 export function payoutRecipient(input: { sandbox: boolean; payoutTarget: PayoutTarget; recipient: string | null | undefined }): string | null {
   if (input.payoutTarget === 'wallet') {
-    if (input.recipient !== undefined && input.recipient !== null) throw new IvoryError('invalid_recipient');
+    if (input.recipient !== undefined && input.recipient !== null) {
+      throw fieldError('invalid_recipient', 'recipient', 'must be omitted with payout_target wallet (payouts go to the service wallet)');
+    }
     return null;
   }
   if (input.recipient === undefined || input.recipient === null) {
     if (input.sandbox) return null;
-    throw new IvoryError('invalid_recipient');
+    throw fieldError('invalid_recipient', 'recipient', 'required on a live shop, unless payout_target is wallet');
   }
-  return parseEvmPayoutAddress(input.recipient);
+  return parseEvmPayoutAddress(input.recipient, 'recipient');
 }
 
 /** The columns a shop response shows as they are stored (SPEC "Shop": fields beyond id are ours). */

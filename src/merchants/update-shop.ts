@@ -26,7 +26,7 @@ export interface UpdateShopInput {
 export async function updateShop(trx: Tx, clock: Clock, principal: Principal, shopId: string, input: UpdateShopInput): Promise<ShopRecord> {
   const { shop, merchantId } = await requireShopAccess(trx, principal, shopId, 'owner', { lock: true });
   const recipient = input.recipient === undefined ? undefined : payoutRecipient({ sandbox: shop.sandbox, payoutTarget: 'address', recipient: input.recipient });
-  const delegate = input.delegate === undefined || input.delegate === null ? input.delegate : parseEvmPayoutAddress(input.delegate);
+  const delegate = input.delegate === undefined || input.delegate === null ? input.delegate : parseEvmPayoutAddress(input.delegate, 'delegate');
   checkPayoutTargets(await findMerchantPayoutSetup(trx, merchantId), input);
   const updated = await writeShopChanges(
     trx,

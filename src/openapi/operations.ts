@@ -89,7 +89,13 @@ const [PUBLIC, SIGN_IN, ACCOUNT, MERCHANTS, KEYS, ISSUANCES, WEBHOOKS, SANDBOX, 
 
 export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: string }>> = {
   ...tagged(PUBLIC, {
-    'GET /networks': { id: 'listNetworks', summary: 'List enabled networks and their ready tokens', names: { '/items': 'Network' } },
+    'GET /networks': {
+      id: 'listNetworks',
+      summary: 'List enabled networks and their ready tokens',
+      description:
+        'A token with `status: ready` can be used by sandbox shops on every network listed; live invoices and deposits also need `live: true`, which says this deployment has a node and contracts for the network (elsewhere a live shop gets `network_not_ready`).',
+      names: { '/items': 'Network' },
+    },
     'GET /checkout/{public_id}': { id: 'getCheckout', summary: 'Read the public view of an invoice or deposit', names: CHECKOUT_NAMES },
     'GET /assets/{id}': {
       id: 'getBrandingAsset',

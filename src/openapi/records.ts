@@ -24,7 +24,26 @@ export const ErrorEnvelope = Type.Object(
     error: Type.Object({
       code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code)), { description: 'Branch on the HTTP status first, then on this code.' }),
       message: Type.String({ description: 'Repeats the code.' }),
-      details: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Present for some errors: a blocked account\'s reason, the failing option of a group.' })),
+      details: Type.Optional(
+        Type.Object(
+          {
+            field: Type.Optional(
+              Type.String({
+                description:
+                  'Input errors: the input refused, as a JSON path into the body (`amount`, `assets[1].token`, `allowed_ips[3]`), a query parameter (`limit`), a header (`Idempotency-Key`), or `body` for the body as a whole.',
+              }),
+            ),
+            reason: Type.Optional(Type.String({ description: 'Input errors: why it was refused, in words to act on. account_disabled: the operator\'s reason for the block.' })),
+            chain_id: Type.Optional(Type.Integer({ description: 'With token: the option of a group that could not be created (nothing was).' })),
+            token: Type.Optional(Type.String({ description: 'With chain_id: the option of a group that could not be created.' })),
+          },
+          {
+            additionalProperties: true,
+            description:
+              'Present for some errors: {field, reason} for input errors; {reason} for account_disabled; {chain_id, token} for the failing option of a group, whatever the error.',
+          },
+        ),
+      ),
     }),
   },
   { description: 'SPEC "Error envelope".' },

@@ -2,7 +2,7 @@ import { formatDecimal } from '../money/index.js';
 import type { ShopId } from '../platform/ids.js';
 import { isUuid } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import { listShopPayments, type PaymentKey, type PaymentRecord, type PaymentType } from './payments.repository.js';
 
 /** One row of GET /shops/{id}/payments (SPEC: "Response shape: n/s"; ours). */
@@ -83,10 +83,13 @@ export function paymentView(record: PaymentRecord): PaymentView {
   };
 }
 
+const CURSOR_REASON = 'is not a cursor this list gave out: pass next_cursor back unchanged';
+
 function parseLimit(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PAYMENTS_PAGE;
   if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAYMENTS_PAGE) {
-    throw new IvoryError('invalid_request', { field: 'limit', minimum: 1, maximum: MAX_PAYMENTS_PAGE });
+    // The bounds as numbers too, as the page lists have always given them.
+    throw new IvoryError('invalid_request', { field: 'limit', reason: `must be a whole number from 1 to ${MAX_PAYMENTS_PAGE}`, minimum: 1, maximum: MAX_PAYMENTS_PAGE });
   }
   return Number(value);
 }
@@ -105,12 +108,12 @@ export function decodePaymentCursor(cursor: string): PaymentKey {
   try {
     parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new IvoryError('invalid_cursor');
+    throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
   }
-  if (!Array.isArray(parts) || parts.length !== 2) throw new IvoryError('invalid_cursor');
+  if (!Array.isArray(parts) || parts.length !== 2) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
   const [createdAt, id] = parts as unknown[];
-  if (typeof createdAt !== 'string' || typeof id !== 'string' || !isUuid(id)) throw new IvoryError('invalid_cursor');
+  if (typeof createdAt !== 'string' || typeof id !== 'string' || !isUuid(id)) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
   const time = new Date(createdAt);
-  if (Number.isNaN(time.getTime())) throw new IvoryError('invalid_cursor');
+  if (Number.isNaN(time.getTime())) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
   return { createdAt: time, id };
 }

@@ -106,6 +106,22 @@ export class IvoryError extends Error {
   }
 }
 
+/**
+ * The `details` of an error about one input (issue 20 item 4). `field` names
+ * the input: a body field as a JSON path (`amount`, `assets[1].token`,
+ * `allowed_ips[3]`), a query parameter (`limit`), a header
+ * (`Idempotency-Key`), or `body` for the body as a whole; `reason` says what
+ * is wrong, in a sentence a developer can act on. The details SPEC names (a
+ * blocked account's reason, a group's failing option) keep their own shapes.
+ */
+export type FieldProblem = { readonly field: string; readonly reason: string };
+
+/** An error about one input, with `details: {field, reason}`. */
+export function fieldError(code: ErrorCode, field: string, reason: string): IvoryError {
+  const details: FieldProblem = { field, reason };
+  return new IvoryError(code, details);
+}
+
 export function statusOf(error: IvoryError): number {
   return STATUS_BY_CODE[error.code];
 }

@@ -10,7 +10,7 @@ function sharpLibrary(): Promise<typeof import('sharp')['default']> {
   loadedSharp ??= import('sharp').then((module) => module.default);
   return loadedSharp;
 }
-import { IvoryError } from './errors.js';
+import { fieldError } from './errors.js';
 
 /** SPEC "Limits": PNG or JPEG up to 2048 x 2048 px (said of avatars; logos follow the same rule). */
 export const MAX_IMAGE_INPUT_SIDE = 2048;
@@ -28,6 +28,9 @@ export const IMAGE_BODY_LIMIT = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4096;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const JPEG_SIGNATURE = Buffer.from([0xff, 0xd8, 0xff]);
+const NOT_AN_IMAGE = 'must be a PNG or JPEG image';
+const TOO_MANY_PIXELS = `must be at most ${MAX_IMAGE_INPUT_SIDE} x ${MAX_IMAGE_INPUT_SIDE} pixels`;
+const UNDECODABLE = 'does not decode as a PNG or JPEG image (truncated or corrupt)';
 
 /**
  * An uploaded picture (standard, padded base64 of PNG or JPEG bytes) → a PNG
@@ -38,17 +41,17 @@ const JPEG_SIGNATURE = Buffer.from([0xff, 0xd8, 0xff]);
  * small file claiming a huge canvas (a decompression bomb) is refused; pixels
  * that do not decode (invalid_image).
  */
-export async function normaliseImage(imageBase64: string, outputSide: number): Promise<Buffer> {
-  if (imageBase64.length % 4 !== 0 || !BASE64.test(imageBase64)) throw new IvoryError('invalid_image');
+export async function normaliseImage(imageBase64: string, outputSide: number, field: string): Promise<Buffer> {
+  if (imageBase64.length % 4 !== 0 || !BASE64.test(imageBase64)) throw fieldError('invalid_image', field, 'must be standard base64, padded with =');
   const bytes = Buffer.from(imageBase64, 'base64');
   const format = formatOf(bytes);
-  if (format === undefined) throw new IvoryError('invalid_image');
-  if (bytes.length > MAX_IMAGE_BYTES) throw new IvoryError('image_too_large');
+  if (format === undefined) throw fieldError('invalid_image', field, NOT_AN_IMAGE);
+  if (bytes.length > MAX_IMAGE_BYTES) throw fieldError('image_too_large', field, `must be at most ${MAX_IMAGE_BYTES} bytes once decoded`);
 
   const limit = { limitInputPixels: MAX_IMAGE_INPUT_SIDE * MAX_IMAGE_INPUT_SIDE, failOn: 'error' as const };
-  const header = await readHeader(bytes, limit);
-  if (header.format !== format) throw new IvoryError('invalid_image');
-  if (header.width > MAX_IMAGE_INPUT_SIDE || header.height > MAX_IMAGE_INPUT_SIDE) throw new IvoryError('image_too_large');
+  const header = await readHeader(bytes, limit, field);
+  if (header.format !== format) throw fieldError('invalid_image', field, NOT_AN_IMAGE);
+  if (header.width > MAX_IMAGE_INPUT_SIDE || header.height > MAX_IMAGE_INPUT_SIDE) throw fieldError('image_too_large', field, TOO_MANY_PIXELS);
 
   try {
     // No withMetadata(): EXIF, ICC and text chunks are dropped; rotate() applies
@@ -61,7 +64,7 @@ export async function normaliseImage(imageBase64: string, outputSide: number): P
       .toBuffer();
   } catch {
     // A truncated or corrupt image whose header looked fine.
-    throw new IvoryError('invalid_image');
+    throw fieldError('invalid_image', field, UNDECODABLE);
   }
 }
 
@@ -76,13 +79,13 @@ function formatOf(bytes: Buffer): 'png' | 'jpeg' | undefined {
  * width x height passes `limitInputPixels` before it decodes anything; that
  * refusal is image_too_large, any other failure invalid_image.
  */
-async function readHeader(bytes: Buffer, limit: SharpOptions): Promise<{ format: string; width: number; height: number }> {
+async function readHeader(bytes: Buffer, limit: SharpOptions, field: string): Promise<{ format: string; width: number; height: number }> {
   try {
     const sharp = await sharpLibrary();
     const metadata = await sharp(bytes, limit).metadata();
     return { format: metadata.format, width: metadata.width, height: metadata.height };
   } catch (error) {
-    if (error instanceof Error && /pixel limit/i.test(error.message)) throw new IvoryError('image_too_large');
-    throw new IvoryError('invalid_image');
+    if (error instanceof Error && /pixel limit/i.test(error.message)) throw fieldError('image_too_large', field, TOO_MANY_PIXELS);
+    throw fieldError('invalid_image', field, UNDECODABLE);
   }
 }

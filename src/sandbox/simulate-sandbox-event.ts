@@ -4,7 +4,7 @@ import { sandboxAddress, sandboxTxHash } from '../chains/index.js';
 import { isUuid } from '../platform/ids.js';
 import { parseBaseUnits, wholeTokens } from '../money/index.js';
 import type { Tx } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import {
   closeInvoiceOnChain,
   findShopGroup,
@@ -40,8 +40,10 @@ export type SimulationKind = (typeof SIMULATION_KINDS)[number];
  * POST /shops/{id}/sandbox/simulate: inserts only the requested event, through
  * the real ledger (ARCHITECTURE rule 2; LEDGER "Sandbox"). Problems with the
  * request's meaning — unknown kind, an option the simulation does not apply
- * to — are `invalid_simulation`; a live shop is `forbidden` (real money is
- * never simulated). Non-transfer kinds take amount "0".
+ * to — are `invalid_simulation`, whose `details.reason` stays the code-like
+ * word it has always been (`unknown_kind`, decision 0022) beside the `field`
+ * it concerns; a live shop is `forbidden` (real money is never simulated).
+ * Non-transfer kinds take amount "0".
  */
 export async function simulateSandboxEvent(
   trx: Tx,
@@ -51,16 +53,18 @@ export async function simulateSandboxEvent(
 ): Promise<SimulateResult> {
   if (!shop.sandbox) throw new IvoryError('forbidden');
   const kind = SIMULATION_KINDS.find((known) => known === body.kind);
-  if (kind === undefined) throw new IvoryError('invalid_simulation', { reason: 'unknown_kind' });
+  if (kind === undefined) throw fieldError('invalid_simulation', 'kind', 'unknown_kind');
   const amount = parseBaseUnits(body.amount);
-  if (amount === undefined) throw new IvoryError('invalid_amount');
+  if (amount === undefined) throw fieldError('invalid_amount', 'amount', 'must be a whole number of base units, as a string such as "1000000"');
   const issuance = await findOption(trx, shop.id, body.issuance_id);
   const base = { kind, issuance_id: issuance.id, event_id: null, transfer_id: null, payout: null };
 
   if (kind === 'transfer.confirmed') {
-    if (amount === 0n) throw new IvoryError('invalid_amount');
-    if (amount > wholeTokens(SANDBOX_AMOUNT_LIMIT_TOKENS, issuance.tokenDecimals)) throw new IvoryError('sandbox_amount_limit');
-    if (issuance.address === null) throw new IvoryError('invalid_simulation', { reason: 'address_not_allocated' });
+    if (amount === 0n) throw fieldError('invalid_amount', 'amount', 'must be more than 0 for transfer.confirmed');
+    if (amount > wholeTokens(SANDBOX_AMOUNT_LIMIT_TOKENS, issuance.tokenDecimals)) {
+      throw fieldError('sandbox_amount_limit', 'amount', `must be at most ${SANDBOX_AMOUNT_LIMIT_TOKENS} whole tokens on a sandbox shop`);
+    }
+    if (issuance.address === null) throw fieldError('invalid_simulation', 'issuance_id', 'address_not_allocated');
     const outcome = await recordTransfer(trx, deps, {
       issuanceId: issuance.id,
       chainId: issuance.chainId,
@@ -77,13 +81,17 @@ export async function simulateSandboxEvent(
 
   if (kind === 'transfer.reverted') {
     const reference = body.reference_event_id;
-    if (reference === undefined || !isUuid(reference)) throw new IvoryError('invalid_simulation', { reason: 'reference_event_id_required' });
+    if (reference === undefined || !isUuid(reference)) {
+      throw fieldError('invalid_simulation', 'reference_event_id', 'reference_event_id_required');
+    }
     const transfer = await findTransferByConfirmedEvent(trx, shop.id, reference);
     if (transfer === undefined || transfer.issuanceId !== issuance.id || transfer.status !== 'confirmed') {
-      throw new IvoryError('invalid_simulation', { reason: 'not_a_confirmed_transfer_of_this_issuance' });
+      throw fieldError('invalid_simulation', 'reference_event_id', 'not_a_confirmed_transfer_of_this_issuance');
     }
     // A reversal undoes the whole transfer: amount "0" or exactly the transfer's.
-    if (amount !== 0n && amount !== transfer.amount) throw new IvoryError('invalid_amount');
+    if (amount !== 0n && amount !== transfer.amount) {
+      throw fieldError('invalid_amount', 'amount', `must be "0" or the whole amount of the transfer reverted ("${transfer.amount}")`);
+    }
     const outcome = await recordTransfer(trx, deps, {
       issuanceId: issuance.id,
       chainId: transfer.chainId,
@@ -98,14 +106,14 @@ export async function simulateSandboxEvent(
     return { ...base, event_id: outcome.eventIds[0] ?? null, transfer_id: transfer.id };
   }
 
-  if (amount !== 0n) throw new IvoryError('invalid_amount');
+  if (amount !== 0n) throw fieldError('invalid_amount', 'amount', `must be "0" for ${kind}`);
   if (kind === 'invoice.closed') {
     const eventId = await closeInvoiceOnChain(trx, deps.now, issuance.id);
-    if (eventId === undefined) throw new IvoryError('invalid_simulation', { reason: 'not_funded' });
+    if (eventId === undefined) throw fieldError('invalid_simulation', 'issuance_id', 'not_funded');
     return { ...base, event_id: eventId };
   }
   const payout = await signalPayout(trx, deps.now, issuance.id, kind satisfies PayoutSignal);
-  if (payout === undefined) throw new IvoryError('invalid_simulation', { reason: 'no_scheduled_payout' });
+  if (payout === undefined) throw fieldError('invalid_simulation', 'issuance_id', 'no_scheduled_payout');
   return { ...base, payout: { id: payout.id, status: payout.status, attempts: payout.attempts } };
 }
 
@@ -114,6 +122,8 @@ async function findOption(trx: Tx, shopId: ShopId, id: string): Promise<Issuance
   if (!isUuid(id)) throw new IvoryError('not_found');
   const issuance = await findShopIssuance(trx, shopId, asId(id));
   if (issuance !== undefined) return issuance;
-  if ((await findShopGroup(trx, shopId, asId(id))) !== undefined) throw new IvoryError('invalid_simulation', { reason: 'group_id_given' });
+  if ((await findShopGroup(trx, shopId, asId(id))) !== undefined) {
+    throw fieldError('invalid_simulation', 'issuance_id', 'group_id_given');
+  }
   throw new IvoryError('not_found');
 }

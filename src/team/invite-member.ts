@@ -1,10 +1,10 @@
-import { findIdentityOwner, isDisposableDomain, parseEmailAddress } from '../accounts/index.js';
+import { DISPOSABLE, EMAIL_RULE, findIdentityOwner, isDisposableDomain, parseEmailAddress } from '../accounts/index.js';
 import { requireMerchantAccess, requireShopAccess, teamLimit } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
 import { newId, type SecretBox } from '../platform/crypto.js';
 import type { Tx } from '../platform/database/database.js';
 import type { Role } from '../platform/database/schema.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { enqueueMail } from '../platform/mail/enqueue-mail.js';
 import type { MailMessage } from '../platform/mail/mail.js';
@@ -39,12 +39,12 @@ export interface InviteInput {
 export async function inviteMember(trx: Tx, deps: InviteDeps, principal: Principal, merchantId: string, input: InviteInput): Promise<InvitationRecord> {
   const inviter = sessionOf(principal);
   const access = await requireMerchantAccess(trx, principal, merchantId, 'owner', { lock: true });
-  if (input.provider !== 'email') throw new IvoryError('invalid_request');
+  if (input.provider !== 'email') throw fieldError('invalid_request', 'provider', 'must be email');
   const email = parseEmailAddress(input.subject);
-  if (email === undefined) throw new IvoryError('invalid_email');
+  if (email === undefined) throw fieldError('invalid_email', 'subject', EMAIL_RULE);
   const role = parseRole(input.role);
   if ((await findIdentityOwner(trx, 'email', email.subject)) === undefined && isDisposableDomain(email.domain)) {
-    throw new IvoryError('disposable_email');
+    throw fieldError('disposable_email', 'subject', DISPOSABLE);
   }
   let shopName: string | null = null;
   if (input.shopId !== null) {

@@ -1,5 +1,5 @@
 import type { Role } from '../platform/database/schema.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal, SessionPrincipal } from '../platform/http/principal.js';
 import type { GrantRow, InvitationRow } from './team.repository.js';
 
@@ -17,7 +17,7 @@ export function outranks(role: Role, other: Role): boolean {
 /** SPEC "Team": `viewer`, `developer` or `owner`; anything else is `invalid_request`. */
 export function parseRole(value: string): Role {
   const role = ROLES.find((candidate) => candidate === value);
-  if (role === undefined) throw new IvoryError('invalid_request');
+  if (role === undefined) throw fieldError('invalid_request', 'role', `must be one of ${ROLES.join(', ')}`);
   return role;
 }
 

@@ -1,5 +1,12 @@
-import { IvoryError } from '../platform/errors.js';
+import { fieldError, type IvoryError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+
+const CURSOR_REASON = 'is not a cursor this list gave out: pass next_cursor back unchanged';
+
+/** `invalid_cursor`, naming the query parameter. */
+export function invalidCursor(): IvoryError {
+  return fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
+}
 
 /**
  * Opaque page cursors: base64url of a JSON array of strings (the sort key of
@@ -15,10 +22,10 @@ export function decodeCursor(cursor: string, arity: number): string[] {
   try {
     parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new IvoryError('invalid_cursor');
+    throw invalidCursor();
   }
   if (!Array.isArray(parts) || parts.length !== arity || !parts.every((part) => typeof part === 'string')) {
-    throw new IvoryError('invalid_cursor');
+    throw invalidCursor();
   }
   return parts as string[];
 }
@@ -36,7 +43,7 @@ export function encodeTimeKey(key: TimeKey): string {
 export function decodeTimeKey(cursor: string): TimeKey {
   const [createdAt = '', id = ''] = decodeCursor(cursor, 2);
   const time = new Date(createdAt);
-  if (Number.isNaN(time.getTime()) || !isUuid(id)) throw new IvoryError('invalid_cursor');
+  if (Number.isNaN(time.getTime()) || !isUuid(id)) throw invalidCursor();
   return { createdAt: time, id };
 }
 
@@ -47,6 +54,6 @@ export function encodeSequenceKey(sequence: string): string {
 
 export function decodeSequenceKey(cursor: string): string {
   const [sequence = ''] = decodeCursor(cursor, 1);
-  if (!/^[1-9]\d{0,18}$/.test(sequence)) throw new IvoryError('invalid_cursor');
+  if (!/^[1-9]\d{0,18}$/.test(sequence)) throw invalidCursor();
   return sequence;
 }

@@ -1,11 +1,11 @@
 import type { Executor } from '../platform/database/database.js';
 import type { DeliveryStatus } from '../platform/database/schema.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireShopAccess } from '../merchants/index.js';
 import { isUuid } from '../platform/ids.js';
 import { decodeTimeKey, encodeTimeKey } from './cursor.js';
-import { deliveryView, isDeliveryStatus, type DeliveryView, type Page } from './delivery.js';
+import { DELIVERY_STATUSES, deliveryView, isDeliveryStatus, type DeliveryView, type Page } from './delivery.js';
 import { listDeliveries as queryDeliveries } from './webhooks.repository.js';
 
 export interface DeliveryListQuery {
@@ -37,7 +37,7 @@ export async function listDeliveries(
   const endpointId = optionalUuid(query.endpoint_id, 'endpoint_id');
   let status: DeliveryStatus | undefined;
   if (query.status !== undefined) {
-    if (!isDeliveryStatus(query.status)) throw new IvoryError('invalid_request', { field: 'status' });
+    if (!isDeliveryStatus(query.status)) throw fieldError('invalid_request', 'status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     status = query.status;
   }
   const rows = await queryDeliveries(db, access.shopId, { eventId, endpointId, status, after, limit: limit + 1 });
@@ -52,7 +52,8 @@ export async function listDeliveries(
 export function parsePageSize(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PAGE_SIZE;
   if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAGE_SIZE) {
-    throw new IvoryError('invalid_request', { field: 'limit', maximum: MAX_PAGE_SIZE });
+    // The bounds as numbers too, as the page lists have always given them.
+    throw new IvoryError('invalid_request', { field: 'limit', reason: `must be a whole number from 1 to ${MAX_PAGE_SIZE}`, minimum: 1, maximum: MAX_PAGE_SIZE });
   }
   return Number(value);
 }
@@ -60,6 +61,6 @@ export function parsePageSize(value: string | undefined): number {
 /** A filter id that is not a UUID names nothing; refused rather than silently matching nothing. */
 function optionalUuid(value: string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined;
-  if (!isUuid(value)) throw new IvoryError('invalid_request', { field });
+  if (!isUuid(value)) throw fieldError('invalid_request', field, 'must be a UUID');
   return value;
 }

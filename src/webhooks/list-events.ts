@@ -1,10 +1,10 @@
 import type { Executor } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { EVENT_GROUPS, isEventType } from '../events/index.js';
 import { requireShopAccess } from '../merchants/index.js';
 import { decodeSequenceKey, encodeSequenceKey } from './cursor.js';
-import { eventView, isDeliveryStatus, type EventView, type Page } from './delivery.js';
+import { DELIVERY_STATUSES, eventView, isDeliveryStatus, type EventView, type Page } from './delivery.js';
 import { parsePageSize } from './list-deliveries.js';
 import { listEvents as queryEvents, type EventQuery } from './webhooks.repository.js';
 
@@ -30,10 +30,10 @@ export async function listEvents(db: Executor, principal: Principal, shopId: str
   if (query.type !== undefined) {
     if (isEventType(query.type)) filter = { ...filter, type: query.type };
     else if ((EVENT_GROUPS as readonly string[]).includes(query.type)) filter = { ...filter, group: query.type };
-    else throw new IvoryError('invalid_request', { field: 'type' });
+    else throw fieldError('invalid_request', 'type', `must be an event name or one of the groups ${EVENT_GROUPS.join(', ')}`);
   }
   if (query.delivery_status !== undefined) {
-    if (!isDeliveryStatus(query.delivery_status)) throw new IvoryError('invalid_request', { field: 'delivery_status' });
+    if (!isDeliveryStatus(query.delivery_status)) throw fieldError('invalid_request', 'delivery_status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     filter = { ...filter, deliveryStatus: query.delivery_status };
   }
   const rows = await queryEvents(db, access.shopId, filter);

@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import type { Tx } from '../platform/database/database.js';
-import { IvoryError } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireLiveEndpoint } from './find-endpoint.js';
 import { requeueFailedDeliveries } from '../webhook-delivery/index.js';
@@ -37,6 +37,6 @@ export async function recoverWebhookDeliveries(
 /** RFC 3339 date-time with a zone, as every timestamp Ivory shows. */
 function parseTimestamp(value: string): Date {
   const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(value) ? new Date(value) : undefined;
-  if (time === undefined || Number.isNaN(time.getTime())) throw new IvoryError('invalid_request', { field: 'since' });
+  if (time === undefined || Number.isNaN(time.getTime())) throw fieldError('invalid_request', 'since', 'must be an RFC 3339 date-time with a zone, such as 2026-01-31T12:00:00Z');
   return time;
 }

@@ -1,5 +1,5 @@
 import { EVENT_GROUPS, EVENT_TYPES, INTERNAL_SIGNALS } from '../events/index.js';
-import { IvoryError } from '../platform/errors.js';
+import { fieldError } from '../platform/errors.js';
 import { checkWebhookUrl } from '../platform/http-client/ssrf.js';
 
 /** SPEC "Limits": webhook endpoints per shop (deleted ones do not count). */
@@ -18,13 +18,16 @@ const ACCEPTED_FILTERS: ReadonlySet<string> = new Set<string>([...EVENT_TYPES, .
  * one; none unknown; none repeated.
  */
 export function validateFilters(filters: readonly string[]): string[] {
-  if (filters.length === 0) throw new IvoryError('invalid_filters', { reason: 'at least one filter is required' });
-  const seen = new Set<string>();
-  for (const filter of filters) {
-    if (!ACCEPTED_FILTERS.has(filter)) throw new IvoryError('invalid_filters', { filter, reason: 'unknown event or group' });
-    if (seen.has(filter)) throw new IvoryError('invalid_filters', { filter, reason: 'repeated' });
-    seen.add(filter);
-  }
+  if (filters.length === 0) throw fieldError('invalid_filters', 'filters', 'must list at least one event name or group');
+  const seen = new Map<string, number>();
+  filters.forEach((filter, index) => {
+    if (!ACCEPTED_FILTERS.has(filter)) {
+      throw fieldError('invalid_filters', `filters[${index}]`, `must be an event name (such as invoice.closed) or one of the groups ${EVENT_GROUPS.join(', ')}`);
+    }
+    const earlier = seen.get(filter);
+    if (earlier !== undefined) throw fieldError('invalid_filters', `filters[${index}]`, `repeats filters[${earlier}]`);
+    seen.set(filter, index);
+  });
   return [...filters];
 }
 
@@ -34,9 +37,9 @@ export function validateFilters(filters: readonly string[]): string[] {
  * checked again on every connection by the delivery worker.
  */
 export function validateEndpointUrl(url: string, allowPrivate: boolean): string {
-  if (url.length > MAX_URL_LENGTH) throw new IvoryError('invalid_webhook_url', { reason: `longer than ${MAX_URL_LENGTH} characters` });
+  if (url.length > MAX_URL_LENGTH) throw fieldError('invalid_webhook_url', 'url', `must be at most ${MAX_URL_LENGTH} characters`);
   const checked = checkWebhookUrl(url, { allowPrivate });
-  if (!checked.ok) throw new IvoryError('invalid_webhook_url', { reason: checked.reason });
+  if (!checked.ok) throw fieldError('invalid_webhook_url', 'url', `must be a public https address: ${checked.reason}`);
   return checked.url.toString();
 }
 

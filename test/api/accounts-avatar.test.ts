@@ -6,6 +6,7 @@ import { AVATAR_BODY_LIMIT, MAX_AVATAR_BYTES } from '../../src/accounts/avatar.j
 import { authed, createTestApp, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
 import { signInWithWallet } from '../support/wallet.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10, item 6; SPEC "Account" POST /profile/avatar (PNG or JPEG up to
 // 2048x2048 px, normalised inline PNG data URL; 400 image_too_large,
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 function expectError(response: { statusCode: number; json: () => unknown }, status: number, code: string) {
   expect(response.statusCode, JSON.stringify(response.json())).toBe(status);
-  expect(response.json()).toEqual({ error: { code, message: code } });
+  expectErrorEnvelope(response.json(), code);
 }
 
 function upload(token: string, payload: unknown, headers: Record<string, string> = {}) {

@@ -4,6 +4,7 @@ import { authed, createTestApp, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
 import { latestCode, startMailCatcher, type MailCatcher } from '../support/mail-catcher.js';
 import { evmChainId, newEmail, newWalletAccount } from '../support/wallet.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10, item 3; SPEC "Authentication" 2 (dashboard cookie sessions: writes
 // need a matching Origin and X-CSRF-Token; bearer use needs no CSRF), 3 (an API
@@ -30,7 +31,7 @@ afterAll(async () => {
 
 function expectError(response: { statusCode: number; json: () => unknown }, status: number, code: string) {
   expect(response.statusCode, JSON.stringify(response.json())).toBe(status);
-  expect(response.json()).toEqual({ error: { code, message: code } });
+  expectErrorEnvelope(response.json(), code);
 }
 
 async function startChallenge(target: TestApp, email = newEmail()): Promise<{ challengeId: string; code: string }> {

@@ -7,6 +7,7 @@ import { SendMailJob } from '../../src/platform/mail/send-mail.job.js';
 import { authed, createTestApp, type TestApp } from '../support/app.js';
 import { latestCode, startMailCatcher, type MailCatcher } from '../support/mail-catcher.js';
 import { newEmail, onboard, signInWithWallet } from '../support/wallet.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10, item 1; SPEC "Sign-in" POST /auth/email/start and /auth/email/verify,
 // end to end: the mail worker sends through a real SMTP server on loopback and
@@ -64,7 +65,7 @@ function wrong(code: string): string {
 
 function expectError(response: { statusCode: number; json: () => unknown }, status: number, code: string) {
   expect(response.statusCode).toBe(status);
-  expect(response.json()).toEqual({ error: { code, message: code } });
+  expectErrorEnvelope(response.json(), code);
 }
 
 describe('SPEC "Sign-in" e-mail code: success', () => {

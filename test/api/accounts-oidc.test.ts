@@ -7,6 +7,7 @@ import type { Database } from '../../src/platform/database/schema.js';
 import { authed, createTestApp, type TestApp } from '../support/app.js';
 import { Browser, startLocalProvider, type LocalProvider, type ProviderUser } from '../support/oidc-provider.js';
 import { newEmail, onboard, signInWithWallet } from '../support/wallet.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10, item 2; SPEC "Sign-in" GET /auth/google and /auth/google/callback
 // ("Browser redirect flow and provider callback") end to end: Ivory listens on
@@ -88,7 +89,7 @@ async function identitiesOf(userId: string) {
 
 async function expectError(response: Response, status: number, code: string) {
   expect(response.status).toBe(status);
-  expect(await response.json()).toEqual({ error: { code, message: code } });
+  expectErrorEnvelope(await response.json(), code);
 }
 
 interface SessionAnswer {

@@ -5,6 +5,7 @@ import { newId } from '../../src/platform/crypto.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createSession } from '../support/factories.js';
 import { newEmail, onboard, signInWithWallet } from '../support/wallet.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 const ONBOARDING = '/api/v1/onboarding';
 
@@ -43,7 +44,7 @@ async function expectRefusal(token: string, payload: unknown, code: string) {
   const before = await snapshot();
   const response = await post(token, payload);
   expect(response.statusCode).toBe(400);
-  expect(response.json()).toEqual({ error: { code, message: code } });
+  expectErrorEnvelope(response.json(), code);
   expect(await snapshot()).toEqual(before);
 }
 
@@ -262,7 +263,9 @@ describe('SPEC "Authentication" 7: Idempotency-Key on POST /onboarding', () => {
     if (key !== undefined) headers['idempotency-key'] = key;
     const response = await app.request({ method: 'POST', url: ONBOARDING, headers, payload: { name: 'Keyless', email: newEmail() } });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'idempotency_key_required', message: 'idempotency_key_required' } });
+    expect(response.json()).toEqual({
+      error: { code: 'idempotency_key_required', message: 'idempotency_key_required', details: { field: 'Idempotency-Key', reason: expect.any(String) } },
+    });
     expect(await snapshot()).toEqual(before);
   });
 

@@ -3,6 +3,7 @@ import { newId } from '../../src/platform/crypto.js';
 import { authed, createTestApp, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop, createSession, createUser } from '../support/factories.js';
 import { SoftwareAuthenticator, cborEncode, type Ceremony } from '../support/software-authenticator.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10, item 5; SPEC "Sign-in" POST /auth/passkeys/begin, POST
 // /auth/passkeys/finish/{id}, PATCH and DELETE /auth/passkeys/{id} (bodies n/s:
@@ -29,7 +30,8 @@ interface Answer {
 }
 
 function expectError(response: Answer, status: number, code: string) {
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body: { error: { code, message: code } } });
+  expect(response.statusCode, JSON.stringify(response.json())).toBe(status);
+  expectErrorEnvelope(response.json(), code);
 }
 
 function post(url: string, token: string, payload: unknown) {

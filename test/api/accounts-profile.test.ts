@@ -3,6 +3,7 @@ import { newId } from '../../src/platform/crypto.js';
 import { authed, createTestApp, type TestApp } from '../support/app.js';
 import { createApiKey, createOwnerWithShop } from '../support/factories.js';
 import { newEmail, onboard, signInWithWallet } from '../support/wallet.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10, item 6; SPEC "Account" GET/PATCH /profile, GET /identities,
 // DELETE /identities/{id}; "Profile"; "Authentication" 4 (session only) and 7
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 function expectError(response: { statusCode: number; json: () => unknown }, status: number, code: string) {
   expect(response.statusCode).toBe(status);
-  expect(response.json()).toEqual({ error: { code, message: code } });
+  expectErrorEnvelope(response.json(), code);
 }
 
 function patch(token: string, payload: unknown) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from '../support/app.js';
 import { createOwnerWithShop, createSession, createUser } from '../support/factories.js';
 import { signInWithWallet } from '../support/wallet.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10, item 4; SPEC "Sign-in" POST /auth/totp/enroll, /auth/totp/verify,
 // /auth/recovery, /auth/confirm; "Profile" security summary; "Principal and
@@ -24,7 +25,8 @@ afterAll(async () => {
 type Response = { statusCode: number; json: () => unknown; body: string };
 
 function expectError(response: Response, status: number, code: string) {
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body: { error: { code, message: code } } });
+  expect(response.statusCode, JSON.stringify(response.json())).toBe(status);
+  expectErrorEnvelope(response.json(), code);
 }
 
 function post(url: string, token: string, payload?: Record<string, unknown>, idempotent = false) {

@@ -80,7 +80,7 @@ describe('SPEC "Sign-in" POST /auth/wallet/challenge', () => {
     const before = await countRows(app.context.db, 'wallet_challenges');
     const response = await app.request({ method: 'POST', url: CHALLENGE, payload: { address, chain_id: evmChainId(app) } });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'invalid_address', message: 'invalid_address' } });
+    expect(response.json()).toEqual({ error: { code: 'invalid_address', message: 'invalid_address', details: { field: 'address', reason: expect.any(String) } } });
     expect(await countRows(app.context.db, 'wallet_challenges')).toBe(before);
   });
 
@@ -105,7 +105,7 @@ describe('SPEC "Sign-in" POST /auth/wallet/challenge', () => {
       payload: { address: newWalletAccount().address, chain_id: chainId },
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'unsupported_network', message: 'unsupported_network' } });
+    expect(response.json()).toEqual({ error: { code: 'unsupported_network', message: 'unsupported_network', details: { field: 'chain_id', reason: expect.any(String) } } });
     expect(await countRows(app.context.db, 'wallet_challenges')).toBe(before);
   });
 

@@ -74,12 +74,12 @@ describe('GET /admin/v1/audit', () => {
     for (const query of ['?limit=0', '?limit=201', '?limit=abc', '?limit=-1', '?limit=1.5']) {
       const response = await audit(query);
       expect(response.statusCode, query).toBe(400);
-      expect(errorOf(response)).toEqual({ code: 'invalid_request', message: 'invalid_request' });
+      expect(errorOf(response)).toEqual({ code: 'invalid_request', message: 'invalid_request', details: { field: 'limit', reason: expect.any(String) } });
     }
     for (const cursor of ['garbage', Buffer.from('audit:0').toString('base64url'), Buffer.from('audit:-5').toString('base64url')]) {
       const response = await audit(`?cursor=${cursor}`);
       expect(response.statusCode).toBe(400);
-      expect(errorOf(response)).toEqual({ code: 'invalid_cursor', message: 'invalid_cursor' });
+      expect(errorOf(response)).toEqual({ code: 'invalid_cursor', message: 'invalid_cursor', details: { field: 'cursor', reason: expect.any(String) } });
     }
   });
 });

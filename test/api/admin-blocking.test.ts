@@ -178,7 +178,7 @@ describe('blocking: bad input stores nothing', () => {
     for (const payload of [{ reason: '' }, { reason: '   ' }, { reason: 'x'.repeat(501) }, { reason: 'a\u0000b' }, { reason: 'two\nlines' }, {}, { reason: 42 }, { reason: null }]) {
       const response = await admin(app, 'POST', `/merchants/${owner.merchant.id}/block`, { payload });
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(errorOf(response)).toEqual({ code: 'invalid_reason', message: 'invalid_reason' });
+      expect(errorOf(response)).toEqual({ code: 'invalid_reason', message: 'invalid_reason', details: { field: 'reason', reason: expect.any(String) } });
     }
     expect((await block(owner.merchant.id, 'x'.repeat(500))).statusCode).toBe(200);
     await unblock(owner.merchant.id);
@@ -192,7 +192,7 @@ describe('blocking: bad input stores nothing', () => {
     const owner = await createOwnerWithShop(app.context.db);
     const before = await operatorState(app, owner.merchant.id);
     const extra = await admin(app, 'POST', `/merchants/${owner.merchant.id}/block`, { payload: { reason: 'x', blocked_at: null } });
-    expect(errorOf(extra)).toEqual({ code: 'invalid_json', message: 'invalid_json' });
+    expect(errorOf(extra)).toEqual({ code: 'invalid_json', message: 'invalid_json', details: { field: 'blocked_at', reason: 'unknown field' } });
     const text = await app.request({
       method: 'POST',
       url: `/admin/v1/merchants/${owner.merchant.id}/block`,

@@ -4,6 +4,7 @@ import type { TestApp } from '../support/app.js';
 import { createOwnerWithShop } from '../support/factories.js';
 import { admin, createAdminApp, errorOf, operatorState } from './admin-helpers.js';
 import { ARBITRUM, ARBITRUM_USDC, BASE, BASE_USDC, createDeposit, createInvoice, usdc } from './issuances-helpers.js';
+import { expectErrorEnvelope } from '../support/error-envelope.js';
 
 // Issue 10 item 7; SPEC "Limits" ("Operator staff can change invoice, deposit address and team
 // limits per merchant"): GET /admin/v1/merchants/{id}, PATCH …/limits and …/fees, and new
@@ -93,7 +94,7 @@ describe('PATCH /admin/v1/merchants/{id}/limits', () => {
     for (const [payload, code] of cases) {
       const response = await patchLimits(owner.merchant.id, payload);
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(errorOf(response), JSON.stringify(payload)).toEqual({ code, message: code });
+      expectErrorEnvelope({ error: errorOf(response) }, code);
     }
     expect(await operatorState(app, owner.merchant.id)).toEqual(before);
     const unknown = await patchLimits(newId(), { team: 3 });
@@ -155,10 +156,16 @@ describe('PATCH /admin/v1/merchants/{id}/fees', () => {
       [{ overrides: [{ chain_id: BASE, kind: 'invoice', terms: { bps: 1, minimum: '1000000000000000000', maximum: '1000000000000000000' } }] }, invalid('minimum')],
       [{ overrides: [good, good] }, invalid('chain_id', ARBITRUM)],
       [{ overrides: [{ chain_id: 999_999, kind: 'invoice', terms: baseInvoiceTerms }] }, { code: 'unsupported_network', message: 'unsupported_network', details: { chain_id: 999_999 } }],
-      [{ overrides: [] }, { code: 'invalid_fee_terms', message: 'invalid_fee_terms' }],
-      [{ overrides: [{ chain_id: BASE, kind: 'refund', terms: null }] }, { code: 'invalid_fee_terms', message: 'invalid_fee_terms' }],
-      [{ overrides: [{ chain_id: BASE, kind: 'invoice', terms: { ...baseInvoiceTerms, fee_wallet: '0x' } }] }, { code: 'invalid_json', message: 'invalid_json' }],
-      [{}, { code: 'invalid_fee_terms', message: 'invalid_fee_terms' }],
+      [{ overrides: [] }, { code: 'invalid_fee_terms', message: 'invalid_fee_terms', details: { field: 'overrides', reason: 'must list at least one change' } }],
+      [
+        { overrides: [{ chain_id: BASE, kind: 'refund', terms: null }] },
+        { code: 'invalid_fee_terms', message: 'invalid_fee_terms', details: { field: 'overrides[0].kind', reason: 'must be one of invoice, deposit' } },
+      ],
+      [
+        { overrides: [{ chain_id: BASE, kind: 'invoice', terms: { ...baseInvoiceTerms, fee_wallet: '0x' } }] },
+        { code: 'invalid_json', message: 'invalid_json', details: { field: 'overrides[0].terms.fee_wallet', reason: 'unknown field' } },
+      ],
+      [{}, { code: 'invalid_fee_terms', message: 'invalid_fee_terms', details: { field: 'overrides', reason: 'required' } }],
     ];
     for (const [payload, error] of cases) {
       const response = await patchFees(owner.merchant.id, payload);

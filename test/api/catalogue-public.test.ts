@@ -12,11 +12,11 @@ describe('catalogue public routes', () => {
     await app.close();
   });
 
-  it('GET /networks answers the public list, enabled networks with a ready token (SPEC "Network")', async () => {
+  it('GET /networks answers the public list, enabled networks with a ready token (SPEC "Network"), none live without a node (decision 0023)', async () => {
     const response = await app.request({ method: 'GET', url: '/api/v1/networks' });
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    expect(body).toEqual(JSON.parse(JSON.stringify(app.context.catalogue.publicNetworks())));
+    expect(body).toEqual(JSON.parse(JSON.stringify(app.context.catalogue.publicNetworks())).map((network: object) => ({ ...network, live: false })));
     expect(body.length).toBeGreaterThan(0);
     for (const network of body) {
       expect(network.tokens.some((token: { status?: string }) => token.status === 'ready')).toBe(true);

@@ -39,7 +39,9 @@ describe('SPEC "Authentication" 7: Idempotency-Key', () => {
     const before = await invoiceCount();
     const response = await createInvoice(key);
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'idempotency_key_required', message: 'idempotency_key_required' } });
+    expect(response.json()).toEqual({
+      error: { code: 'idempotency_key_required', message: 'idempotency_key_required', details: { field: 'Idempotency-Key', reason: expect.any(String) } },
+    });
     expect(await invoiceCount()).toBe(before);
   });
 

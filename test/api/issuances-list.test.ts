@@ -351,7 +351,9 @@ describe('GET /shops/{shop_id}/issuances: bad input', () => {
     for (const cursor of badCursors) {
       const response = await list(owner.key.token, owner.shop.id, `?cursor=${encodeURIComponent(cursor)}`);
       expect(response.statusCode, cursor).toBe(400);
-      expect(response.json(), cursor).toEqual({ error: { code: 'invalid_cursor', message: 'invalid_cursor' } });
+      expect(response.json(), cursor).toEqual({
+        error: { code: 'invalid_cursor', message: 'invalid_cursor', details: { field: 'cursor', reason: expect.stringContaining('next_cursor') } },
+      });
     }
     expect(await storedCounts(app, owner.shop.id)).toEqual(before);
   });

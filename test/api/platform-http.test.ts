@@ -31,7 +31,9 @@ describe('request bodies (SPEC "Errors": json_content_type_required / invalid_js
   it('refuses a non-JSON content type with json_content_type_required and stores nothing', async () => {
     const response = await post({ 'content-type': 'text/plain' }, '{"name":"Acme"}');
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'json_content_type_required', message: 'json_content_type_required' } });
+    expect(response.json()).toEqual({
+      error: { code: 'json_content_type_required', message: 'json_content_type_required', details: { field: 'Content-Type', reason: 'must be application/json' } },
+    });
     expect(await usersCount(app)).toBe(0);
   });
 
@@ -63,7 +65,7 @@ describe('request bodies (SPEC "Errors": json_content_type_required / invalid_js
   it('answers 413 in the envelope for a body over 1 MiB', async () => {
     const response = await post({ 'content-type': 'application/json' }, JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }));
     expect(response.statusCode).toBe(413);
-    expect(response.json()).toEqual({ error: { code: 'payload_too_large', message: 'payload_too_large' } });
+    expect(response.json()).toEqual({ error: { code: 'payload_too_large', message: 'payload_too_large', details: { field: 'body', reason: 'must be at most 1048576 bytes' } } });
   });
 });
 

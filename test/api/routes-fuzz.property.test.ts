@@ -7,7 +7,8 @@ import { createApiKey, createOwnerWithShop } from '../support/factories.js';
 // Issue "Platform", Bad input: a property-based test walks every registered
 // route with random and malformed bodies, headers and path parameters and
 // asserts that none answers 5xx; and SPEC "Error envelope": every error answer
-// of the API is {error:{code,message}} with message repeating the code. Later
+// of the API is {error:{code,message}} with message repeating the code (and
+// details that name a field say why: issue 20 item 4). Later
 // issues' routes join automatically: the routes are read from the live router.
 // About 40 runs per route, half of them "chaos" (every part random) and half
 // "focused" (valid credentials, ids and headers, a body shaped by the schema or
@@ -496,9 +497,14 @@ function violation(route: CapturedRoute, response: LightMyRequestResponse): stri
   } catch {
     return `answered ${response.statusCode} with a body that is not JSON`;
   }
-  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
   if (typeof error?.code !== 'string' || error.code === '') return `answered ${response.statusCode} without the error envelope`;
   if (error.message !== error.code) return `answered ${response.statusCode} with message "${String(error.message)}" not repeating code "${error.code}"`;
+  // Issue 20 item 4: details that name an input name it with a path and say why.
+  const details = error.details as { field?: unknown; reason?: unknown } | undefined;
+  if (details !== undefined && 'field' in details && (typeof details.field !== 'string' || typeof details.reason !== 'string' || details.reason.trim() === '')) {
+    return `answered ${response.statusCode} with details.field but no reason`;
+  }
   return undefined;
 }
 

@@ -30,7 +30,10 @@ describe('allowed_ips normalisation', () => {
   });
 
   it('refuses more than 10 entries before reading them', () => {
-    expect(() => parseAllowedIps(Array.from({ length: 11 }, () => 'junk'))).toThrow(new IvoryError('too_many_allowed_ips'));
+    // 'junk' would be invalid_allowed_ips at allowed_ips[0]: the count is checked first.
+    expect(() => parseAllowedIps(Array.from({ length: 11 }, () => 'junk'))).toThrow(
+      new IvoryError('too_many_allowed_ips', { field: 'allowed_ips', reason: 'must have at most 10 addresses or CIDR ranges (11 sent)' }),
+    );
   });
 });
 

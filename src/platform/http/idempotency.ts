@@ -10,7 +10,7 @@ import {
   type IdempotencyRecord,
   type StoredIdempotentResponse,
 } from '../database/idempotency.repository.js';
-import { IvoryError } from '../errors.js';
+import { IvoryError, fieldError } from '../errors.js';
 import { principalBucket, principalOf, type Principal } from './principal.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -55,9 +55,9 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** SPEC "Authentication" 7: non-empty, at most 128 bytes, else `idempotency_key_required`. */
 export function readIdempotencyKey(request: FastifyRequest): string {
   const value = request.headers[IDEMPOTENCY_HEADER];
-  if (typeof value !== 'string' || value.length === 0 || Buffer.byteLength(value, 'utf8') > MAX_KEY_BYTES) {
-    throw new IvoryError('idempotency_key_required');
-  }
+  if (typeof value !== 'string') throw fieldError('idempotency_key_required', 'Idempotency-Key', `required on this route: 1 to ${MAX_KEY_BYTES} bytes, new for each operation`);
+  if (value.length === 0) throw fieldError('idempotency_key_required', 'Idempotency-Key', 'must not be empty');
+  if (Buffer.byteLength(value, 'utf8') > MAX_KEY_BYTES) throw fieldError('idempotency_key_required', 'Idempotency-Key', `must be at most ${MAX_KEY_BYTES} bytes`);
   return value;
 }
 
@@ -283,7 +283,7 @@ function fingerprint(request: FastifyRequest): string {
 const MAX_JSON_DEPTH = 64;
 
 export function canonicalJson(value: unknown, depth = 0): string {
-  if (depth > MAX_JSON_DEPTH) throw new IvoryError('invalid_json');
+  if (depth > MAX_JSON_DEPTH) throw fieldError('invalid_json', 'body', `must not nest deeper than ${MAX_JSON_DEPTH} levels`);
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from '../clock.js';
-import { IvoryError, errorEnvelope, statusOf, type ErrorCode } from '../errors.js';
+import { IvoryError, errorEnvelope, fieldError, statusOf, type ErrorCode } from '../errors.js';
 import type { AuthRequirement, CredentialSource, Principal, PrincipalResolver } from './principal.js';
 import { meetsMfaRequirement, principalBucket } from './principal.js';
 import { enforceCsrf, readSessionCookie, type SessionCookieSettings } from './session-cookie.js';
@@ -9,6 +9,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { readIdempotencyKey } from './idempotency.js';
 import { loggerOptions } from '../logging.js';
 import { requestIdOf } from './request-id.js';
+import { WHOLE_BODY, describeViolation } from './validation-details.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -191,8 +192,12 @@ export function createHttpCore(options: HttpCoreOptions): IvoryServer {
 }
 
 function sendFrameworkError(error: FastifyError, reply: FastifyReply): void {
-  const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'not_found' : 'invalid_request';
-  void reply.status(statusOf(new IvoryError(code))).send(errorEnvelope(code));
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.status(statusOf(new IvoryError('not_found'))).send(errorEnvelope('not_found'));
+    return;
+  }
+  const refusal = fieldError('invalid_request', 'path', 'is not a valid URL path (check its percent-encoding)');
+  void reply.status(statusOf(refusal)).send(errorEnvelope(refusal.code, refusal.details));
 }
 
 interface Credential {
@@ -248,46 +253,67 @@ function sendError(error: FastifyError | IvoryError, request: FastifyRequest, re
     const routeStatus = error.code === 'not_found' ? request.routeOptions.config?.notFoundStatus : undefined;
     return reply.status(routeStatus ?? statusOf(error)).send(errorEnvelope(error.code, error.details));
   }
-  const code = codeForFrameworkError(error, request);
-  if (code !== undefined) return reply.status(statusOf(new IvoryError(code))).send(errorEnvelope(code));
+  const refusal = refusalOfFrameworkError(error, request);
+  if (refusal !== undefined) return reply.status(statusOf(refusal)).send(errorEnvelope(refusal.code, refusal.details));
   if (error.statusCode === 404) return reply.status(404).send(errorEnvelope('not_found'));
   // Anything else is ours to fix: log it with the request id, answer a bare 500.
   request.log.error({ err: error, requestId: request.id }, 'unhandled error');
   return reply.status(500).send(errorEnvelope('internal_error'));
 }
 
-function codeForFrameworkError(error: FastifyError, request: FastifyRequest): ErrorCode | undefined {
+const CONTENT_TYPE_PROBLEM = { field: 'Content-Type', reason: 'must be application/json' } as const;
+const NOT_JSON = { field: WHOLE_BODY, reason: 'is not valid JSON' } as const;
+
+/**
+ * The SPEC code of an error Fastify raised while reading or validating the
+ * request, with `details: {field, reason}` naming the input at fault; undefined
+ * for anything else (a bug: a 500).
+ */
+function refusalOfFrameworkError(error: FastifyError, request: FastifyRequest): IvoryError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new IvoryError('json_content_type_required', CONTENT_TYPE_PROBLEM);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return 'json_content_type_required';
+      return new IvoryError('json_content_type_required', { field: 'Content-Length', reason: 'must be the length of the body' });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return fieldError('invalid_json', WHOLE_BODY, 'is empty: send a JSON object');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return 'invalid_json';
+      return new IvoryError('invalid_json', NOT_JSON);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'payload_too_large';
+      return tooLarge(request);
   }
   if (error.validation !== undefined) {
     if (error.validationContext === 'body' && request.body === undefined) {
-      return isJson(request) ? 'invalid_json' : 'json_content_type_required';
+      return isJson(request) ? fieldError('invalid_json', WHOLE_BODY, 'required: send a JSON object') : new IvoryError('json_content_type_required', CONTENT_TYPE_PROBLEM);
     }
-    const first = error.validation[0];
-    if (first === undefined) return 'invalid_request';
-    if (first.keyword === 'additionalProperties') return 'invalid_json';
-    if (error.validationContext === 'body') {
-      const field =
-        first.instancePath.split('/')[1] ??
-        (first.keyword === 'required' ? String((first.params as { missingProperty?: unknown }).missingProperty) : undefined);
-      if (first.instancePath === '' && first.keyword === 'type') return 'invalid_json';
-      const mapped = field === undefined ? undefined : request.routeOptions.config.fieldErrors?.[field];
-      return mapped ?? 'invalid_request';
-    }
-    return 'invalid_request';
+    const code = codeOfViolation(error, request);
+    const context = error.validationContext ?? 'body';
+    const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context];
+    // A malformed credential field is `unauthorized`: no hint of what would pass.
+    return code === 'unauthorized' ? new IvoryError(code) : new IvoryError(code, describeViolation(error.validation, schema, context));
   }
-  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) return 'invalid_json';
-  if (error.statusCode === 415) return 'json_content_type_required';
-  if (error.statusCode === 413) return 'payload_too_large';
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) return new IvoryError('invalid_json', NOT_JSON);
+  if (error.statusCode === 415) return new IvoryError('json_content_type_required', CONTENT_TYPE_PROBLEM);
+  if (error.statusCode === 413) return tooLarge(request);
   return undefined;
+}
+
+function tooLarge(request: FastifyRequest): IvoryError {
+  return fieldError('payload_too_large', WHOLE_BODY, `must be at most ${request.routeOptions.bodyLimit} bytes`);
+}
+
+/** Unknown fields are `invalid_json`; a field of the wrong type or shape, the route's `fieldErrors` code or `invalid_request`. */
+function codeOfViolation(error: FastifyError, request: FastifyRequest): ErrorCode {
+  const first = error.validation?.[0];
+  if (first === undefined) return 'invalid_request';
+  if (first.keyword === 'additionalProperties') return 'invalid_json';
+  if (error.validationContext !== 'body') return 'invalid_request';
+  if (first.instancePath === '' && first.keyword === 'type') return 'invalid_json';
+  const field =
+    first.instancePath.split('/')[1] ??
+    (first.keyword === 'required' ? String((first.params as { missingProperty?: unknown }).missingProperty) : undefined);
+  const mapped = field === undefined ? undefined : request.routeOptions.config.fieldErrors?.[field];
+  return mapped ?? 'invalid_request';
 }
 
 function isJson(request: FastifyRequest): boolean {
