@@ -1,14 +1,13 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { Type } from 'typebox';
-import { IssuanceAccessCache, isIssuanceAccessMoved, replyShopIdempotent, requireShopAccess, requireShopAccessForIssuance } from '../merchants/index.js';
+import { IssuanceAccessCache, replyShopIdempotent, requireShopAccess } from '../merchants/index.js';
 import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
-import { runIdempotentClaimingLast, runIdempotentInOneStatement, sendAnswer } from '../platform/http/idempotency.js';
+import { sendAnswer } from '../platform/http/idempotency.js';
 import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
-import { createInvoiceInOneStatement, createIssuance } from './create-issuance.js';
-import { isNearInvoiceLimit, withInvoiceLimitGate } from '../limits/index.js';
+import { createDeposit, createInvoice } from './create-invoice.js';
 import { getIssuance } from './get-issuance.js';
 import { listIssuances } from './list-issuances.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
@@ -72,38 +71,13 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
   const adapters = context.chains;
   const payUrl = config.payUrl;
 
-  for (const [path, kind] of [['invoices', 'invoice'], ['deposits', 'deposit']] as const) {
+  const issuing = { db, clock, catalogue, adapters, payUrl, accessCache };
+  for (const [path, create] of [['invoices', createInvoice], ['deposits', createDeposit]] as const) {
     api.post(
       `/shops/:shop_id/${path}`,
       { schema: { params: ShopParams, body: CreateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true, fieldErrors: CREATE_FIELD_ERRORS } },
-      async (request, reply) => {
-        const principal = principalOf(request);
-        const kept = kind === 'invoice' ? accessCache.accessFor(principal, request.params.shop_id) : undefined;
-        if (kept !== undefined) {
-          // One statement, or nothing written and the general path below (decision 0019).
-          const answer = await runIdempotentInOneStatement(
-            db,
-            request,
-            reply,
-            (executor, claim) =>
-              createInvoiceInOneStatement(executor, { now: clock.now(), catalogue, adapters, payUrl }, { kept, body: request.body, claimAnswer: (body) => claim.claim(202, body) }),
-            (error) => isIssuanceAccessMoved(error) || isNearInvoiceLimit(error),
-          );
-          if (answer !== undefined) return sendAnswer(reply, answer);
-        }
-        const answer = await withInvoiceLimitGate((invoiceLimitGate) =>
-          runIdempotentClaimingLast(db, request, reply, async (trx, claim) => {
-            const gateLock = kind === 'invoice' ? invoiceLimitGate.lockOn : undefined;
-            const access = await requireShopAccessForIssuance(trx, principal, request.params.shop_id, gateLock, accessCache);
-            await createIssuance(
-              trx,
-              { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },
-              { access, kind, body: request.body, claimAnswer: (body) => claim.claim(202, body) },
-            );
-          }),
-        );
-        return sendAnswer(reply, answer);
-      },
+      async (request, reply) =>
+        sendAnswer(reply, await create(issuing, { request, reply, principal: principalOf(request), shopId: request.params.shop_id, body: request.body })),
     );
   }
 

@@ -20,5 +20,6 @@ export {
   type InvoiceLimitGate,
   type InvoiceLimitStateValues,
 } from './enforce-limits.js';
+export { OPEN_INVOICE_GROUP, OPEN_SINGLE_INVOICE, isOpenInvoiceGroup, isOpenSingleInvoice } from './open-invoice.js';
 export { whereOpenInvoiceGroup, whereOpenSingleInvoice } from './open-invoices.repository.js';
 export { enterSharedInvoiceGate, isNearInvoiceLimit } from './limits.repository.js';
