@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { AppContext } from '../app-context.js';
-import type { PublicNetwork } from './network.js';
+import type { Catalogue, PublicNetwork } from './network.js';
 import { IvoryError } from '../platform/errors.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
@@ -36,8 +35,11 @@ const CONTENT_HASH = /^[0-9a-f]{64}$/;
 /** The hash in the path is of the content, so a URL never names other bytes: cache for good. */
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 
-/** SPEC "Public": the network list and token icons. */
-export async function catalogueRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+/** SPEC "Public": the network list and token icons. *
+ * Takes only the parts of the app context it uses: `AppContext` names this
+ * module, and importing it back would be a (type-only) import cycle.
+ */
+export async function catalogueRoutes(api: IvoryServer, context: { readonly catalogue: Catalogue }): Promise<void> {
   const { catalogue } = context;
 
   // The list is frozen at load; the serializer only reads it, so the readonly view is handed over as is.
