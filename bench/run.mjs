@@ -5,11 +5,13 @@
 // and, for the webhook section, receives deliveries. Numbers are reported,
 // never asserted: the exit code is 0 whatever the ratios.
 //
-// Then the EVM chain's figures (bench/chain-watcher.mjs, in its own process: catch-up
-// throughput, detection latency, sweep gas).
+// Then the figures of whole processes (bench/start-stop.mjs: start-up to /healthz;
+// bench/key-revocation.mjs: how long another process serves a revoked API key, on
+// PostgreSQL only), and the EVM chain's figures (bench/chain-watcher.mjs, in its own
+// process: catch-up throughput, detection latency, sweep gas).
 //
-// Environment: BENCH_ONLY (`http`, `list` or `chain`: that part alone; `list` is the issuance
-// list section below without the rest of `http`), BENCH_SECONDS (10), BENCH_EVENTS (5000),
+// Environment: BENCH_ONLY (`http`, `list`, `process` or `chain`: that part alone; `list` is the
+// issuance list section below without the rest of `http`), BENCH_SECONDS (10), BENCH_EVENTS (5000),
 // BENCH_WRITERS (4), BENCH_LIST_ISSUANCES (100000 issuances in the listed shop; 0 skips the
 // section), BENCH_DATABASE_URL (PostgreSQL; embedded PGlite in temporary directories
 // otherwise); bench/chain-watcher.mjs lists its own.
@@ -37,8 +39,8 @@ const TARGETS = { 'GET /me (API key)': 0.7, 'GET /checkout/:public_id': 0.7, 'PO
 const WEBHOOK_TARGET = { deliveriesPerSecond: 1000, p99Ms: 500 };
 
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'http', 'list', 'chain'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "http", "list" or "chain", got "${ONLY}"`);
+if (!['', 'http', 'list', 'process', 'chain'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "http", "list", "process" or "chain", got "${ONLY}"`);
   process.exit(2);
 }
 
@@ -47,7 +49,8 @@ const children = [];
 
 try {
   if (ONLY === 'list') await listOnly();
-  else if (ONLY !== 'chain') await main();
+  else if (ONLY === '' || ONLY === 'http') await main();
+  if (ONLY === '' || ONLY === 'process') await processBench();
   if (ONLY === '' || ONLY === 'chain') await chainBench();
 } catch (error) {
   console.error(error instanceof Error ? error.stack : error);
@@ -206,12 +209,23 @@ async function listSection(appChild, app) {
   return { issuances: LIST_ISSUANCES, seed_seconds: seeded.seconds, cases: rows };
 }
 
+/** bench/start-stop.mjs and bench/key-revocation.mjs, each in its own process (they start servers and apps of their own). */
+async function processBench() {
+  if (ONLY !== 'process') console.log('\n# processes (bench/start-stop.mjs, bench/key-revocation.mjs)');
+  await runScript('start-stop.mjs');
+  await runScript('key-revocation.mjs');
+}
+
 /** bench/chain-watcher.mjs in its own process (it starts anvil nodes and its own storage). */
 async function chainBench() {
   if (ONLY !== 'chain') console.log('\n# EVM chain (bench/chain-watcher.mjs)');
-  const child = spawnProcess(process.execPath, [...process.execArgv, path.join(HERE, 'chain-watcher.mjs')], { env: process.env, stdio: ['ignore', 'inherit', 'inherit'] });
+  await runScript('chain-watcher.mjs');
+}
+
+async function runScript(script) {
+  const child = spawnProcess(process.execPath, [...process.execArgv, path.join(HERE, script)], { env: process.env, stdio: ['ignore', 'inherit', 'inherit'] });
   const code = await new Promise((resolve) => child.once('exit', (exitCode, signal) => resolve(exitCode ?? signal)));
-  if (code !== 0) throw new Error(`bench/chain-watcher.mjs exited with ${code}`);
+  if (code !== 0) throw new Error(`bench/${script} exited with ${code}`);
 }
 
 /** One route: a warm-up run that is thrown away, then the measured run. */

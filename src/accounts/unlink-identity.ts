@@ -1,9 +1,8 @@
 import { inTransaction, type Db } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { lockUser } from './accounts.repository.js';
 import { deleteIdentity, listIdentities } from './profile.repository.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * SPEC "Account" DELETE /identities/{id}. An id that is not one of the user's
@@ -12,7 +11,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * unlinks cannot remove the last two methods together.
  */
 export async function unlinkIdentity(db: Db, userId: string, identityId: string): Promise<void> {
-  if (!UUID.test(identityId)) throw new IvoryError('not_found');
+  if (!isUuid(identityId)) throw new IvoryError('not_found');
   await inTransaction(db, async (trx) => {
     if ((await lockUser(trx, userId)) === undefined) throw new IvoryError('unauthorized');
     const identities = await listIdentities(trx, userId);

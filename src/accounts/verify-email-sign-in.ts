@@ -1,6 +1,7 @@
 import { constantTimeEqual } from '../platform/crypto.js';
 import { inTransaction } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { findUser } from './accounts.repository.js';
 import { EMAIL_CODE_MAX_ATTEMPTS, emailCodeDigest, isEmailCodeShape } from './email-code.js';
 import { consumeEmailChallenge, countWrongEmailCode, lockEmailChallenge } from './email-challenges.repository.js';
@@ -8,8 +9,6 @@ import { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 import { sessionUserView, type SessionUserView } from './session.js';
 import { startSession } from './start-session.js';
 import type { EmailSignInDeps } from './start-email-sign-in.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface EmailSession {
   readonly token: string;
@@ -33,7 +32,7 @@ export async function verifyEmailSignIn(
   deps: Omit<EmailSignInDeps, 'brand'>,
   input: { readonly challengeId: string; readonly code: string },
 ): Promise<EmailSession> {
-  if (!UUID.test(input.challengeId)) throw new IvoryError('unauthorized');
+  if (!isUuid(input.challengeId)) throw new IvoryError('unauthorized');
   const outcome = await inTransaction(deps.db, async (trx): Promise<Outcome> => {
     const now = deps.clock.now();
     const challenge = await lockEmailChallenge(trx, input.challengeId);

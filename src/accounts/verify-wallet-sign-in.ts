@@ -2,12 +2,12 @@ import { verifyMessage, type Hex } from 'viem';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { consumeWalletChallenge, findUsableWalletChallenge, findUser } from './accounts.repository.js';
 import { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 import { sessionUserView, type SessionUserView } from './session.js';
 import { startSession } from './start-session.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX = /^0x(?:[0-9a-fA-F]{2})+$/;
 
 export interface WalletSession {
@@ -26,7 +26,7 @@ export async function verifyWalletSignIn(
   deps: { readonly db: Db; readonly clock: Clock },
   input: { readonly challengeId: string; readonly signature: string },
 ): Promise<WalletSession> {
-  if (!UUID.test(input.challengeId) || !HEX.test(input.signature)) throw new IvoryError('unauthorized');
+  if (!isUuid(input.challengeId) || !HEX.test(input.signature)) throw new IvoryError('unauthorized');
   const challenge = await findUsableWalletChallenge(deps.db, input.challengeId, deps.clock.now());
   if (challenge === undefined) throw new IvoryError('unauthorized');
   // Checked before the transaction: recovery is CPU work that should not hold the embedded database's one session.

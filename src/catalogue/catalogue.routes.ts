@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
-import type { AppContext } from '../app-context.js';
 import { listedNetwork } from './catalogue.js';
-import type { ListedNetwork } from './network.js';
+import type { Catalogue, IsLive, ListedNetwork } from './network.js';
 import { IvoryError } from '../platform/errors.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
@@ -42,8 +41,12 @@ const CONTENT_HASH = /^[0-9a-f]{64}$/;
 /** The hash in the path is of the content, so a URL never names other bytes: cache for good. */
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 
-/** SPEC "Public": the network list and token icons. */
-export async function catalogueRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+/**
+ * SPEC "Public": the network list and token icons.
+ * Takes only the parts of the app context it uses: `AppContext` names this
+ * module, and importing it back would be a (type-only) import cycle.
+ */
+export async function catalogueRoutes(api: IvoryServer, context: { readonly catalogue: Catalogue; readonly isLive: IsLive }): Promise<void> {
   const { catalogue } = context;
 
   // `live` is read at each request: which networks a chain adapter serves is the composition root's to say.

@@ -9,9 +9,10 @@ export interface AddressRequest {
   readonly token: string;
   /*
    * What a live EVM address commits to (ARCHITECTURE "Chains": the CREATE2
-   * salt fixes the split). Optional only until the allocation job passes them;
-   * the EVM adapter refuses a request without them. The sandbox adapter
-   * ignores them.
+   * salt fixes the split). The allocation job (`allocation/allocate-addresses.job.ts`)
+   * passes them for every issuance; they are optional because only a family
+   * whose address commits to terms needs them: the EVM adapter refuses a
+   * request without them, the sandbox adapter ignores them.
    */
   /** The shop's recipient on this network: where `amount − fee` goes. */
   readonly recipient?: string;
@@ -69,12 +70,16 @@ export type PayoutBroadcast =
  * Workers call it outside any database transaction (ARCHITECTURE: never hold
  * a transaction across a network call), so an implementation may talk to a node.
  *
- * Declared here is what Ivory uses today. The live adapters (`evm/`, `tron/`,
- * `solana/`) will add `scanTransfers(fromBlock)`: incoming token transfers to
- * allocated addresses, with their natural key (tx hash, log or instruction
- * index) and confirmation depth, handed to the issuances ledger's
- * `recordTransfer`; reorged ones come back as reversals; outgoing sweeps seen
- * on chain go to `confirmPayout` / `revertPayout`.
+ * Declared here is what generic code asks of an adapter: an address, and a
+ * sweep. What a family sees on chain does not come back through this
+ * interface: the only live family today, EVM (`evm/`), runs its own jobs per
+ * network, which report to the ledger through the ports of `ledger-ports.ts`.
+ * Its watcher (`evm/watcher/evm-watcher.job.ts`) hands incoming transfers,
+ * keyed by (chain, tx hash, log index), to the issuances ledger's
+ * `recordTransfer`, and reorged ones come back through it as reversals; its
+ * payout tracker (`evm/payouts/evm-payout-tracker.job.ts`) reports sweeps seen
+ * on chain to `confirmPayout` / `revertPayout` / `sweepFailed`. Tron and
+ * Solana have no live adapter yet.
  *
  * The sandbox adapter implements only `allocateAddress`: sandbox money does
  * not move (LEDGER "Sandbox"), so no sandbox payout is ever sent.
@@ -88,7 +93,7 @@ export interface ChainAdapter {
   allocateAddress(request: AddressRequest): Promise<string>;
   /**
    * Broadcasts the sweep of `request.fromAddress`. Contract with the payout
-   * worker (issuances `send-payouts.job.ts`):
+   * worker (`payouts/send-payouts.job.ts`):
    * - It may be called again for the same `payoutId`: after a throw, or when a
    *   worker died mid-call and its lease ran out (the call's result was never
    *   recorded). An adapter must then not send a second sweep: if it already

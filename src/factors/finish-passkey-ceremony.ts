@@ -3,6 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import { inTransaction, type Db, type Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import type { SessionPrincipal } from '../platform/http/principal.js';
 import { findUser } from '../accounts/index.js';
 import { markSessionMfaPassed } from './mfa.repository.js';
@@ -57,7 +58,7 @@ export async function finishPasskeyCeremony(
   const relyingParty = relyingPartyOf(deps.publicUrl);
   const outcome = await inTransaction(deps.db, async (trx): Promise<Outcome> => {
     const now = deps.clock.now();
-    const ceremony = UUID.test(input.ceremonyId) ? await takePasskeyChallenge(trx, input.ceremonyId, session.sessionId) : undefined;
+    const ceremony = isUuid(input.ceremonyId) ? await takePasskeyChallenge(trx, input.ceremonyId, session.sessionId) : undefined;
     if (ceremony === undefined || ceremony.expiresAt.getTime() <= now.getTime()) return { kind: 'passkey_challenge_invalid' };
     const finish = ceremony.purpose === 'register' ? register : authenticate;
     const passkey = await finish(trx, ceremony, input.response, relyingParty, now);
@@ -71,8 +72,6 @@ export async function finishPasskeyCeremony(
   if (user === undefined) throw new Error(`session ${session.sessionId} has no user`);
   return { passkey: outcome.passkey, user: sessionUserView(user, deps.clock.now()) };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One finish step (register or authenticate): the passkey, or null when the answer is refused. */
 type FinishStep = (

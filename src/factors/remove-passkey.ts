@@ -1,8 +1,7 @@
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { deleteUserPasskey } from './passkeys.repository.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * SPEC "Sign-in" DELETE /auth/passkeys/{id}. Only the user's own passkeys;
@@ -10,5 +9,5 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * asks for a fresh confirmation.
  */
 export async function removePasskey(db: Executor, userId: string, passkeyId: string): Promise<void> {
-  if (!UUID.test(passkeyId) || !(await deleteUserPasskey(db, userId, passkeyId))) throw new IvoryError('not_found');
+  if (!isUuid(passkeyId) || !(await deleteUserPasskey(db, userId, passkeyId))) throw new IvoryError('not_found');
 }

@@ -1,9 +1,8 @@
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError, fieldError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { renameUserPasskey } from './passkeys.repository.js';
 import { PASSKEY_NAME_RULE, normalizePasskeyName, passkeyView, type PasskeyView } from './passkeys.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * SPEC "Sign-in" PATCH /auth/passkeys/{id}. Only the user's own passkeys: any
@@ -13,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function renamePasskey(db: Executor, userId: string, input: { readonly passkeyId: string; readonly name: string }): Promise<PasskeyView> {
   const name = normalizePasskeyName(input.name);
   if (name === null) throw fieldError('invalid_name', 'name', PASSKEY_NAME_RULE);
-  if (!UUID.test(input.passkeyId)) throw new IvoryError('not_found');
+  if (!isUuid(input.passkeyId)) throw new IvoryError('not_found');
   const renamed = await renameUserPasskey(db, userId, input.passkeyId, name);
   if (renamed === undefined) throw new IvoryError('not_found');
   return passkeyView(renamed);

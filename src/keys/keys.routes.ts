@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../app-context.js';
+import type { Clock } from '../platform/clock.js';
+import type { SecretBox } from '../platform/crypto.js';
+import type { Db } from '../platform/database/database.js';
 import { replyIdempotent, type AnswerSealer } from '../platform/http/idempotency.js';
 import { SESSION_FRESH_MFA, SESSION_ONLY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
@@ -31,8 +33,11 @@ const KEY_FIELD_ERRORS = { name: 'invalid_name', scopes: 'invalid_scopes', allow
  * SPEC "API keys": every route is session-only (a key can never manage keys,
  * SPEC "Authentication" 3–4); reading them needs a developer, creating,
  * changing and revoking an owner (decision 0016).
+ *
+ * Takes only the parts of the app context it uses: `AppContext` names this
+ * module, and importing it back would be a (type-only) import cycle.
  */
-export async function keysRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+export async function keysRoutes(api: IvoryServer, context: { readonly db: Db; readonly clock: Clock; readonly secrets: SecretBox }): Promise<void> {
   const { db, clock, secrets } = context;
 
   api.get('/shops/:shop_id/keys', { schema: { params: ShopParams }, config: { auth: SESSION_ONLY } }, async (request) =>

@@ -1,5 +1,5 @@
 import type { Principal } from '../platform/http/principal.js';
-import type { ShopIssuanceAccess } from './require-shop-access.js';
+import type { ShopIssuanceAccess } from './shop-access.js';
 
 /** A shop's issuance access as an API key of that shop was last granted it, with what proves it current. */
 export interface KeptIssuanceAccess {

@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox';
-import type { AppContext } from '../app-context.js';
+import type { Catalogue, IsLive } from '../catalogue/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/database/database.js';
 import { replyIdempotent } from '../platform/http/idempotency.js';
 import { PUBLIC, SESSION_FRESH_MFA, SESSION_ONLY, SESSION_OR_KEY, SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
@@ -108,8 +111,14 @@ const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 /**
  * SPEC "Merchants and team" (networks, shops), "Shops" (shop settings, terms,
  * Solana/Tron recipients) and "Public" (branding assets).
+ *
+ * Takes only the parts of the app context it uses: `AppContext` names `keys/`,
+ * which imports this module, so importing it here would be a (type-only) import cycle.
  */
-export async function merchantsRoutes(api: IvoryServer, context: AppContext): Promise<void> {
+export async function merchantsRoutes(
+  api: IvoryServer,
+  context: { readonly db: Db; readonly clock: Clock; readonly catalogue: Catalogue; readonly isLive: IsLive; readonly config: Pick<Config, 'publicUrl'> },
+): Promise<void> {
   const { db, clock, catalogue } = context;
   const baseUrl = `${context.config.publicUrl}${API_PREFIX}`;
 

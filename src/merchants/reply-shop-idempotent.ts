@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../platform/database/database.js';
 import { replyIdempotent, type StoredResponse } from '../platform/http/idempotency.js';
-import { requireShopAccess, type AccessNeed, type ShopAccess } from './require-shop-access.js';
+import { requireShopAccess, type AccessNeed } from './require-shop-access.js';
+import type { ShopAccess } from './shop-access.js';
 
 /**
  * An idempotent write on the shop of the route's `:shop_id`: inside the

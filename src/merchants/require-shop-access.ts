@@ -1,11 +1,11 @@
 import type { Executor } from '../platform/database/database.js';
-import { asId, isUuid, type MerchantId, type ShopId } from '../platform/ids.js';
+import { asId, isUuid, type MerchantId } from '../platform/ids.js';
 import type { Role } from '../platform/database/schema.js';
 import { IvoryError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import type { AliasableExpression } from 'kysely';
-import type { MerchantIssuanceTerms } from './merchant-controls.repository.js';
 import type { IssuanceAccessCache } from './issuance-access-cache.js';
+import type { ShopAccess, ShopIssuanceAccess } from './shop-access.js';
 import {
   findMerchant,
   findShopForAccess,
@@ -16,7 +16,6 @@ import {
   type MerchantRow,
   type ReadOptions,
   type ShopColumns,
-  type ShopRow,
   type ShopWithMerchantStanding,
 } from './merchants.repository.js';
 
@@ -27,15 +26,6 @@ import {
  * were already checked by the route's auth requirement.
  */
 export type AccessNeed = 'read' | 'write' | 'owner';
-
-export interface ShopAccess {
-  readonly shop: ShopRow;
-  /** The shop's id and its merchant's, typed (the row's columns are text). */
-  readonly shopId: ShopId;
-  readonly merchantId: MerchantId;
-  /** The session user's role on this shop; null for an API key. */
-  readonly role: Role | null;
-}
 
 export interface MerchantAccess {
   readonly merchant: MerchantRow;
@@ -81,11 +71,6 @@ export async function requireShopAccess(
   if (principal.kind === 'session') await requireUserMayAct(db, principal.userId);
   if (!isUuid(shopId)) throw new IvoryError('shop_not_found');
   return judgeShopAccess(db, principal, await findShopForAccess(db, shopId, options), need);
-}
-
-export interface ShopIssuanceAccess extends ShopAccess {
-  /** The merchant's fee terms and payout setup, which price and route the new issuance. */
-  readonly terms: MerchantIssuanceTerms;
 }
 
 /**

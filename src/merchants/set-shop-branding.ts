@@ -4,7 +4,7 @@ import type { Tx } from '../platform/database/database.js';
 import { fieldError } from '../platform/errors.js';
 import { normaliseImage } from '../platform/image.js';
 import { findShopAssetBySha256, insertBrandingAsset, updateShop, type ShopRow } from './merchants.repository.js';
-import type { ShopAccess } from './require-shop-access.js';
+import type { ShopAccess } from './shop-access.js';
 import { parseName } from './shop.js';
 
 /** A stored logo fits in this square (aspect ratio kept): sharp on a hosted page, small enough to serve from the database. */

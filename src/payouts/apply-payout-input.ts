@@ -20,10 +20,12 @@ export type PayoutOutcome =
 
 /**
  * Runs one payout input through `payoutTransition` and persists the answer:
- * the payout row, the issuance's `reconciling` on a reverted sweep, and the
- * payout events with their settlement accounting (SPEC "Events" rule 5), all
- * in the caller's transaction. Locks the issuance, then the payout: the
- * ledger's order (`recordTransfer`), so the two never deadlock.
+ * the payout row and the payout events with their settlement accounting (SPEC
+ * "Events" rule 5), all in the caller's transaction. The issuance is read for
+ * the events, never changed here: a reverted sweep is redone (`revertPayout`),
+ * so it does not make the issuance `reconciling` (only a reverted incoming
+ * transfer does, through `recordTransfer`). Locks the issuance, then the
+ * payout: the ledger's order (`recordTransfer`), so the two never deadlock.
  *
  * `lease`: the send worker's claim (the lease's end it wrote). Outcomes other
  * than a broadcast are recorded only while the row still holds that claim.

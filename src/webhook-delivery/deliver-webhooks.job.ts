@@ -78,14 +78,9 @@ export class DeliverWebhooksJob implements Job {
   readonly #clock: Clock;
   readonly #log: FastifyBaseLogger;
   readonly #attempt: AttemptSettings;
-  readonly #maxInFlight: number;
-  readonly #perEndpoint: number;
-  readonly #maxHeld: number;
+  readonly #limits: RunLimits;
   readonly #heldPerEndpoint: number;
   readonly #leaseMs: number;
-  readonly #maxPerRun: number;
-  readonly #pollMs: number;
-  readonly #flushMs: number;
   /** One keep-alive pool per job instance, reused by every attempt. */
   readonly #dispatcher: Agent;
 
@@ -94,18 +89,23 @@ export class DeliverWebhooksJob implements Job {
     this.#clock = deps.clock;
     this.#log = deps.log;
     const timeoutMs = options.attemptTimeoutMs ?? 10_000;
-    this.#maxInFlight = options.maxInFlight ?? 64;
-    this.#perEndpoint = Math.min(options.maxInFlightPerEndpoint ?? 16, this.#maxInFlight);
-    this.#maxHeld = Math.max(options.maxHeld ?? 4 * this.#maxInFlight, this.#maxInFlight);
-    this.#heldPerEndpoint = Math.max(options.maxHeldPerEndpoint ?? 4 * this.#perEndpoint, this.#perEndpoint);
+    const maxInFlight = options.maxInFlight ?? 64;
+    const perEndpoint = Math.min(options.maxInFlightPerEndpoint ?? 16, maxInFlight);
+    const maxHeld = Math.max(options.maxHeld ?? 4 * maxInFlight, maxInFlight);
+    this.#heldPerEndpoint = Math.max(options.maxHeldPerEndpoint ?? 4 * perEndpoint, perEndpoint);
     // A held delivery waits at most this many rounds of attempts (all slots, or
     // all of its endpoint's, hanging until the timeout) before its own attempt;
     // a lease shorter than that would let a second worker send it too.
-    const rounds = Math.max(Math.ceil(this.#maxHeld / this.#maxInFlight), Math.ceil(this.#heldPerEndpoint / this.#perEndpoint));
+    const rounds = Math.max(Math.ceil(maxHeld / maxInFlight), Math.ceil(this.#heldPerEndpoint / perEndpoint));
     this.#leaseMs = Math.max(options.leaseMs ?? 60_000, (rounds + 1) * timeoutMs + 30_000);
-    this.#maxPerRun = options.maxPerRun ?? 2_000;
-    this.#pollMs = options.pollMs ?? 200;
-    this.#flushMs = options.flushMs ?? 50;
+    this.#limits = {
+      maxInFlight,
+      perEndpoint,
+      maxHeld,
+      maxPerRun: options.maxPerRun ?? 2_000,
+      pollMs: options.pollMs ?? 200,
+      flushMs: options.flushMs ?? 50,
+    };
     this.idleMs = options.idleMs ?? 50;
     this.#dispatcher = createGuardedDispatcher({
       allowPrivate: deps.allowPrivate,
@@ -132,152 +132,12 @@ export class DeliverWebhooksJob implements Job {
 
   /** Delivers until nothing is due (or `maxPerRun` were claimed); returns the attempts recorded. */
   async run(): Promise<number> {
-    const queue: ClaimedDelivery[] = [];
-    const inFlight = new Set<Promise<void>>();
-    const inFlightByEndpoint = new Counter();
-    const heldByEndpoint = new Counter();
-    const finished: SentAttempt[] = [];
-    let firstFinishedAt = 0;
-    let lastClaimAt = Number.NEGATIVE_INFINITY;
-    let lastClaimEmpty = false;
-    let claimedInRun = 0;
-    let recorded = 0;
-    // Set by every finished attempt or record; the loop waits only when
-    // nothing happened since it last looked.
-    let signalled = false;
-    let resolveWait: () => void = () => {};
-    const wake = (): void => {
-      signalled = true;
-      resolveWait();
-    };
-
-    // The first send or record that threw: the run stops with it.
-    let failure: { error: unknown } | undefined;
-
-    // An endpoint that answered 410 or was just disabled gets nothing more from
-    // this run; what was claimed for it is failed by the disabling transaction.
-    const dropQueued = (endpointId: string): void => {
-      for (let index = queue.length - 1; index >= 0; index -= 1) {
-        if (queue[index]?.endpointId !== endpointId) continue;
-        queue.splice(index, 1);
-        heldByEndpoint.add(endpointId, -1);
-      }
-    };
-
-    const dispatch = (): void => {
-      for (let index = 0; index < queue.length && inFlight.size < this.#maxInFlight; ) {
-        const claimed = queue[index];
-        if (claimed === undefined || inFlightByEndpoint.get(claimed.endpointId) >= this.#perEndpoint) {
-          index += 1;
-          continue;
-        }
-        queue.splice(index, 1);
-        inFlightByEndpoint.add(claimed.endpointId, 1);
-        const release = (): void => {
-          inFlight.delete(sending);
-          inFlightByEndpoint.add(claimed.endpointId, -1);
-          heldByEndpoint.add(claimed.endpointId, -1);
-        };
-        const sending: Promise<void> = sendAttempt(this.#attempt, claimed).then(
-          (sent) => {
-            if (finished.length === 0) firstFinishedAt = performance.now();
-            finished.push(sent);
-            release();
-            if (sent.gone) dropQueued(claimed.endpointId);
-            wake();
-          },
-          // sendAttempt turns every failure of the exchange into an outcome; a
-          // throw here is a bug. It ends the run (instead of leaving it waiting
-          // for an attempt that never finishes), and the lease brings the
-          // delivery back.
-          (error: unknown) => {
-            release();
-            failure ??= { error };
-            wake();
-          },
-        );
-        inFlight.add(sending);
-      }
-    };
-
-    // Recording runs beside claiming and sending (one batch at a time), so the
-    // two transactions overlap on a pool of connections.
-    let recording: Promise<void> | undefined;
-    const startRecording = (): void => {
-      const batch = finished.splice(0);
-      recording = this.#record(batch)
-        .then(
-          (disabled) => {
-            for (const endpointId of disabled) dropQueued(endpointId);
-            recorded += batch.length;
-          },
-          (error: unknown) => {
-            failure ??= { error };
-          },
-        )
-        .finally(() => {
-          recording = undefined;
-          wake();
-        });
-    };
-
-    try {
-      for (;;) {
-        signalled = false;
-        if (failure !== undefined) throw failure.error;
-        dispatch();
-        const now = performance.now();
-        if (
-          recording === undefined &&
-          finished.length > 0 &&
-          (finished.length >= this.#maxInFlight || inFlight.size === 0 || now - firstFinishedAt >= this.#flushMs)
-        ) {
-          startRecording();
-        }
-
-        const held = queue.length + inFlight.size;
-        const busy = held > 0 || finished.length > 0 || recording !== undefined;
-        const room = Math.min(this.#maxHeld - held, this.#maxPerRun - claimedInRun);
-        // Claim in batches (one claim costs about the same for one row as for
-        // many), at once when nothing is held, and otherwise at least every
-        // pollMs, so that newly due work never waits behind slow attempts.
-        const pollDue = now - lastClaimAt >= this.#pollMs;
-        if (room > 0 && (held === 0 || pollDue || (room >= this.#maxInFlight && !lastClaimEmpty))) {
-          const claimed = await this.#claim(room, heldByEndpoint);
-          lastClaimAt = performance.now();
-          lastClaimEmpty = claimed.length === 0;
-          claimedInRun += claimed.length;
-          for (const delivery of claimed) {
-            queue.push(delivery);
-            heldByEndpoint.add(delivery.endpointId, 1);
-          }
-          if (claimed.length > 0) continue;
-        }
-        // Nothing held, nothing to record and the claim found nothing: done.
-        if (!busy) break;
-
-        // Wait for an attempt or a record to finish, or for the next flush or poll.
-        if (signalled) continue;
-        const timers: number[] = [];
-        if (finished.length > 0 && recording === undefined) timers.push(this.#flushMs - (performance.now() - firstFinishedAt));
-        if (room > 0) timers.push(this.#pollMs - (performance.now() - lastClaimAt));
-        const completion = new Promise<void>((resolve) => (resolveWait = resolve));
-        if (timers.length === 0) {
-          await completion;
-        } else {
-          let timer: NodeJS.Timeout | undefined;
-          const wait = Math.max(0, Math.min(...timers));
-          await Promise.race([completion, new Promise<void>((resolve) => (timer = setTimeout(resolve, wait)))]);
-          clearTimeout(timer);
-        }
-      }
-    } catch (error) {
-      // Let what is in flight finish so no request outlives its run; their
-      // outcomes are lost and the leases bring the deliveries back.
-      await Promise.allSettled([...inFlight, ...(recording === undefined ? [] : [recording])]);
-      throw error;
-    }
-    return recorded;
+    const delivery = new DeliveryRun(this.#limits, {
+      attempt: this.#attempt,
+      claim: (limit, heldByEndpoint) => this.#claim(limit, heldByEndpoint),
+      record: (batch) => this.#record(batch),
+    });
+    return delivery.deliver();
   }
 
   async #claim(limit: number, heldByEndpoint: Counter): Promise<ClaimedDelivery[]> {
@@ -300,6 +160,210 @@ export class DeliverWebhooksJob implements Job {
     const disabled = await recordFinishedAttempts(this.#db, this.#clock, batch);
     for (const { endpointId, reason } of disabled) this.#log.warn({ endpointId, reason }, 'webhook endpoint disabled');
     return disabled.map((endpoint) => endpoint.endpointId);
+  }
+}
+
+/** The bounds of one run, fixed by the job's options (see `DeliverWebhooksOptions`). */
+interface RunLimits {
+  readonly maxInFlight: number;
+  readonly perEndpoint: number;
+  readonly maxHeld: number;
+  readonly maxPerRun: number;
+  readonly pollMs: number;
+  readonly flushMs: number;
+}
+
+/** What a run asks of its job: how to send, claim and record. */
+interface RunWork {
+  readonly attempt: AttemptSettings;
+  /** Claims at most `limit` due deliveries, leaving each endpoint's held count under its cap. */
+  claim(limit: number, heldByEndpoint: Counter): Promise<ClaimedDelivery[]>;
+  /** Records a batch of finished attempts; returns the endpoints it disabled. */
+  record(batch: readonly SentAttempt[]): Promise<string[]>;
+}
+
+/**
+ * One `run` of the job: the claimed deliveries waiting for a slot, the
+ * attempts in flight, the finished ones waiting to be recorded, and the loop
+ * that claims, sends, records and waits until nothing is held or due. Lives
+ * for one run only, so two runs of a job share nothing but the job's pool.
+ */
+class DeliveryRun {
+  readonly #limits: RunLimits;
+  readonly #work: RunWork;
+  readonly #queue: ClaimedDelivery[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #inFlightByEndpoint = new Counter();
+  readonly #heldByEndpoint = new Counter();
+  readonly #finished: SentAttempt[] = [];
+  #firstFinishedAt = 0;
+  #lastClaimAt = Number.NEGATIVE_INFINITY;
+  #lastClaimEmpty = false;
+  #claimedInRun = 0;
+  #recorded = 0;
+  // Set by every finished attempt or record; the loop waits only when
+  // nothing happened since it last looked.
+  #signalled = false;
+  #resolveWait: () => void = () => {};
+  // The first send or record that threw: the run stops with it.
+  #failure: { error: unknown } | undefined;
+  // Recording runs beside claiming and sending (one batch at a time), so the
+  // two transactions overlap on a pool of connections.
+  #recording: Promise<void> | undefined;
+
+  constructor(limits: RunLimits, work: RunWork) {
+    this.#limits = limits;
+    this.#work = work;
+  }
+
+  /** The loop; returns the attempts recorded. */
+  async deliver(): Promise<number> {
+    try {
+      for (;;) {
+        this.#signalled = false;
+        if (this.#failure !== undefined) throw this.#failure.error;
+        this.#dispatch();
+        const now = performance.now();
+        if (this.#recordingDue(now)) this.#startRecording();
+
+        const held = this.#queue.length + this.#inFlight.size;
+        const busy = held > 0 || this.#finished.length > 0 || this.#recording !== undefined;
+        const room = Math.min(this.#limits.maxHeld - held, this.#limits.maxPerRun - this.#claimedInRun);
+        if (this.#claimDue(now, held, room) && (await this.#claim(room)) > 0) continue;
+        // Nothing held, nothing to record and the claim found nothing: done.
+        if (!busy) break;
+
+        if (this.#signalled) continue;
+        await this.#waitForProgress(room);
+      }
+    } catch (error) {
+      // Let what is in flight finish so no request outlives its run; their
+      // outcomes are lost and the leases bring the deliveries back.
+      await Promise.allSettled([...this.#inFlight, ...(this.#recording === undefined ? [] : [this.#recording])]);
+      throw error;
+    }
+    return this.#recorded;
+  }
+
+  #wake(): void {
+    this.#signalled = true;
+    this.#resolveWait();
+  }
+
+  /** Starts attempts for queued deliveries while there are free slots, overall and for their endpoint. */
+  #dispatch(): void {
+    for (let index = 0; index < this.#queue.length && this.#inFlight.size < this.#limits.maxInFlight; ) {
+      const claimed = this.#queue[index];
+      if (claimed === undefined || this.#inFlightByEndpoint.get(claimed.endpointId) >= this.#limits.perEndpoint) {
+        index += 1;
+        continue;
+      }
+      this.#queue.splice(index, 1);
+      this.#send(claimed);
+    }
+  }
+
+  #send(claimed: ClaimedDelivery): void {
+    this.#inFlightByEndpoint.add(claimed.endpointId, 1);
+    const release = (): void => {
+      this.#inFlight.delete(sending);
+      this.#inFlightByEndpoint.add(claimed.endpointId, -1);
+      this.#heldByEndpoint.add(claimed.endpointId, -1);
+    };
+    const sending: Promise<void> = sendAttempt(this.#work.attempt, claimed).then(
+      (sent) => {
+        if (this.#finished.length === 0) this.#firstFinishedAt = performance.now();
+        this.#finished.push(sent);
+        release();
+        if (sent.gone) this.#dropQueued(claimed.endpointId);
+        this.#wake();
+      },
+      // sendAttempt turns every failure of the exchange into an outcome; a
+      // throw here is a bug. It ends the run (instead of leaving it waiting
+      // for an attempt that never finishes), and the lease brings the
+      // delivery back.
+      (error: unknown) => {
+        release();
+        this.#failure ??= { error };
+        this.#wake();
+      },
+    );
+    this.#inFlight.add(sending);
+  }
+
+  // An endpoint that answered 410 or was just disabled gets nothing more from
+  // this run; what was claimed for it is failed by the disabling transaction.
+  #dropQueued(endpointId: string): void {
+    for (let index = this.#queue.length - 1; index >= 0; index -= 1) {
+      if (this.#queue[index]?.endpointId !== endpointId) continue;
+      this.#queue.splice(index, 1);
+      this.#heldByEndpoint.add(endpointId, -1);
+    }
+  }
+
+  /** A batch is recorded when none is being recorded and it is full, the last of its attempts, or old enough. */
+  #recordingDue(now: number): boolean {
+    return (
+      this.#recording === undefined &&
+      this.#finished.length > 0 &&
+      (this.#finished.length >= this.#limits.maxInFlight || this.#inFlight.size === 0 || now - this.#firstFinishedAt >= this.#limits.flushMs)
+    );
+  }
+
+  #startRecording(): void {
+    const batch = this.#finished.splice(0);
+    this.#recording = this.#work
+      .record(batch)
+      .then(
+        (disabled) => {
+          for (const endpointId of disabled) this.#dropQueued(endpointId);
+          this.#recorded += batch.length;
+        },
+        (error: unknown) => {
+          this.#failure ??= { error };
+        },
+      )
+      .finally(() => {
+        this.#recording = undefined;
+        this.#wake();
+      });
+  }
+
+  // Claim in batches (one claim costs about the same for one row as for
+  // many), at once when nothing is held, and otherwise at least every
+  // pollMs, so that newly due work never waits behind slow attempts.
+  #claimDue(now: number, held: number, room: number): boolean {
+    const pollDue = now - this.#lastClaimAt >= this.#limits.pollMs;
+    return room > 0 && (held === 0 || pollDue || (room >= this.#limits.maxInFlight && !this.#lastClaimEmpty));
+  }
+
+  /** Claims up to `room` deliveries into the queue; returns how many. */
+  async #claim(room: number): Promise<number> {
+    const claimed = await this.#work.claim(room, this.#heldByEndpoint);
+    this.#lastClaimAt = performance.now();
+    this.#lastClaimEmpty = claimed.length === 0;
+    this.#claimedInRun += claimed.length;
+    for (const delivery of claimed) {
+      this.#queue.push(delivery);
+      this.#heldByEndpoint.add(delivery.endpointId, 1);
+    }
+    return claimed.length;
+  }
+
+  /** Waits for an attempt or a record to finish, or for the next flush or poll. */
+  async #waitForProgress(room: number): Promise<void> {
+    const timers: number[] = [];
+    if (this.#finished.length > 0 && this.#recording === undefined) timers.push(this.#limits.flushMs - (performance.now() - this.#firstFinishedAt));
+    if (room > 0) timers.push(this.#limits.pollMs - (performance.now() - this.#lastClaimAt));
+    const completion = new Promise<void>((resolve) => (this.#resolveWait = resolve));
+    if (timers.length === 0) {
+      await completion;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const wait = Math.max(0, Math.min(...timers));
+    await Promise.race([completion, new Promise<void>((resolve) => (timer = setTimeout(resolve, wait)))]);
+    clearTimeout(timer);
   }
 }
 

@@ -14,13 +14,11 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 interface Started {
   readonly npm: ChildProcess;
   readonly port: number;
-  readonly msToHealthy: number;
   output(): string;
 }
 
 async function npmStart(): Promise<Started> {
   const port = await freePort();
-  const began = performance.now();
   // Its own process group, so that a test can signal the group as a terminal's Ctrl-C does.
   const npm = spawn('npm', ['start'], {
     cwd: root,
@@ -39,7 +37,7 @@ async function npmStart(): Promise<Started> {
     if (npm.exitCode === null) process.kill(-(npm.pid as number), 'SIGKILL');
     throw error;
   }
-  return { npm, port, msToHealthy: performance.now() - began, output: () => output };
+  return { npm, port, output: () => output };
 }
 
 /** The JSON log records among npm's own lines (stdout is not a terminal, so the server logs JSON). */
@@ -112,13 +110,11 @@ describe('npm start (issue 13 item 3)', () => {
     });
   }, 300_000);
 
-  it('on a built tree skips the build, answers /healthz within 5 s on an idle machine, and stops on SIGTERM to npm', async () => {
+  // How fast it answers is measured by bench/start-stop.mjs, not asserted here: wall time on a shared machine says little.
+  it('on a built tree skips the build, answers /healthz, and stops on SIGTERM to npm', async () => {
     await withStarted(async (started) => {
       expect(started.output()).toContain('build: dist/ is up to date');
       expect(records(started.output()).find((record) => record.msg.startsWith('migrations:'))?.applied).toEqual([]);
-      // Two cores shared with parallel test runs make wall time meaningless under load; the bound holds when the machine is not overloaded.
-      console.warn(`npm start → /healthz: ${Math.round(started.msToHealthy)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
-      if ((os.loadavg()[0] ?? 0) < os.cpus().length) expect(started.msToHealthy).toBeLessThan(5_000);
       // Every request log line carries the request id, the caller's own when it sends a sane one.
       const probe = await fetch(`http://127.0.0.1:${started.port}/healthz`, { headers: { 'x-request-id': 'start-stop-probe' } });
       expect(probe.headers.get('x-request-id')).toBe('start-stop-probe');

@@ -141,23 +141,22 @@ describe.skipIf(!onPostgres)('API-key cache across two app instances on one Post
     }
   });
 
-  it('a key warmed on B and revoked on A is refused by B well within one second (the notification, not the TTL)', async () => {
+  // How fast is for bench/key-revocation.mjs to measure; a test on a shared machine
+  // checks what makes it fast: B's cache is cleared by A's notification, not by its TTL.
+  it("a key warmed on B and revoked on A is refused by B once A's notification clears B's cache (not the TTL)", async () => {
     const owner = await createOwnerWithShop(appA.context.db);
     expect((await me(appB, owner.key.token)).statusCode).toBe(200);
-    const warmedAt = Date.now();
+    expect(appB.context.apiKeyCache.size).toBeGreaterThan(0);
+    const generation = appB.context.apiKeyCache.generation;
     const revoked = await appA.request({
       method: 'DELETE',
       url: `/api/v1/shops/${owner.shop.id}/keys/${owner.key.id}`,
       headers: authed(owner.session.token, newIdempotencyKey()),
     });
     expect(revoked.statusCode).toBe(200);
-    let status = (await me(appB, owner.key.token)).statusCode;
-    while (status === 200 && Date.now() - warmedAt < 2_000) {
-      await sleep(10);
-      status = (await me(appB, owner.key.token)).statusCode;
-    }
-    expect(status).toBe(401);
-    // The TTL alone would keep serving until warmedAt + 1 s.
-    expect(Date.now() - warmedAt).toBeLessThan(600);
+    const deadline = Date.now() + 10_000;
+    while (appB.context.apiKeyCache.generation === generation && Date.now() < deadline) await sleep(10);
+    expect(appB.context.apiKeyCache.generation).toBeGreaterThan(generation);
+    expect((await me(appB, owner.key.token)).statusCode).toBe(401);
   });
 });

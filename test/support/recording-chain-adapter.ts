@@ -7,9 +7,11 @@ export type ScriptedSend = PayoutBroadcast | { readonly kind: 'throw'; readonly 
 
 /**
  * A real, in-process `ChainAdapter` for a live EVM network, standing where the
- * live adapters (`chains/evm/` …) will stand — they do not exist yet. It is a
- * seam, not a mock of a remote service: nothing remote is imitated, it simply
- * is the adapter of the test deployment. It honours the adapter contract of
+ * EVM adapter (`chains/evm/`) stands in production, for tests of the generic
+ * payout and allocation paths that need no chain node (the EVM adapter itself
+ * is tested against anvil in `test/chain/`). It is a seam, not a mock of a
+ * remote service: nothing remote is imitated, it simply is the adapter of the
+ * test deployment. It honours the adapter contract of
  * `chains/chain-adapter.ts`: addresses are deterministic per issuance, and a
  * payout id already broadcast answers its first transaction again.
  *

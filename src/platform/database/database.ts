@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Database } from './schema.js';
@@ -9,11 +9,9 @@ import { PGlitePool } from './pglite-pool.js';
 import { PreparedStatementPool } from './prepared-statements.js';
 import { isRetryableTransactionError } from './retry.js';
 import { addLocalListener, listenPostgres, type ChannelListener, type Unlisten } from './notify.js';
+import type { Db, Tx } from './executor.js';
 
-export type Db = Kysely<Database>;
-export type Tx = Transaction<Database>;
-/** Either the database or an open transaction: repositories accept both. */
-export type Executor = Db | Tx;
+export type { Db, Executor, Tx } from './executor.js';
 
 export interface DatabaseHandle {
   readonly db: Db;

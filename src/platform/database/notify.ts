@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db, Executor } from './database.js';
+import type { Db, Executor } from './executor.js';
 
 /** What a `listen` subscriber is told: a payload, or that notifications may have been missed. */
 export interface ChannelListener {

@@ -6,7 +6,7 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
  * release, behind a FIFO queue. PGlite is one database session: without the
  * queue, two Kysely transactions would interleave their statements in the same
  * session and `FOR UPDATE` would protect nothing (see ARCHITECTURE "Storage
- * traps"; `test/api/pglite-pool.test.ts` keeps the proof).
+ * traps"; the "storage" tests of `test/api/platform-core.test.ts` keep the proof).
  */
 export class PGlitePool implements PostgresPool {
   readonly options = {};
