@@ -1,5 +1,6 @@
-import { IvoryError, fieldError } from '../platform/errors.js';
+import { IvoryError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+import { decodeCursor, encodeCursor, invalidCursor } from '../platform/page-cursor.js';
 import type { IssuanceKind, IssuanceStatus } from './issuance.js';
 
 /**
@@ -146,21 +147,11 @@ const POSITION_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** Opaque to clients: base64url of `[created_at, id]` of the last row shown. */
 export function encodeIssuanceCursor(position: IssuanceListPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt, position.id]), 'utf8').toString('base64url');
+  return encodeCursor([position.createdAt, position.id]);
 }
 
-const CURSOR_REASON = 'is not a cursor this list gave out: pass next_cursor back unchanged';
-
 export function decodeIssuanceCursor(cursor: string): IssuanceListPosition {
-  let parts: unknown;
-  try {
-    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
-  }
-  if (!Array.isArray(parts) || parts.length !== 2) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
-  const [createdAt, id] = parts as unknown[];
-  if (typeof createdAt !== 'string' || typeof id !== 'string' || !POSITION_TIME.test(createdAt) || !isUuid(id)) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
-  if (!isDateTime(createdAt.split(/[-T:.]/).slice(0, 6).map(Number))) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
+  const [createdAt = '', id = ''] = decodeCursor(cursor, 2);
+  if (!POSITION_TIME.test(createdAt) || !isUuid(id) || !isDateTime(createdAt.split(/[-T:.]/).slice(0, 6).map(Number))) throw invalidCursor();
   return { createdAt, id: id.toLowerCase() };
 }

@@ -1,8 +1,8 @@
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { asId, type GroupId, type ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
-import type { Issuance, IssuanceGroup, IssuanceKind, IssuanceStatus } from './issuance.js';
-import type { IssuanceListPosition } from './issuance-list-query.js';
+import type { Issuance, IssuanceGroup, IssuanceStatus } from './issuance.js';
+import type { IssuanceListFilter, IssuanceListPosition } from './issuance-list-query.js';
 import { toGroup, toIssuance } from './issuances.repository.js';
 
 /**
@@ -16,17 +16,8 @@ import { toGroup, toIssuance } from './issuances.repository.js';
  * gives at most `limit` of them.
  */
 
-export interface IssuanceListWhere {
-  readonly kind?: IssuanceKind;
-  readonly status?: IssuanceStatus;
-  readonly cancelled?: boolean;
-  readonly externalId?: string;
-  readonly createdAfter?: string;
-  readonly createdBefore?: string;
-  readonly chainId?: number;
-  /** Every stored spelling the token may have (at least one). */
-  readonly tokens?: readonly string[];
-}
+/** The caller's filter, with the token as every stored spelling it may have (at least one). */
+export type IssuanceListWhere = Omit<IssuanceListFilter, 'token'> & { readonly tokens?: readonly string[] };
 
 export interface IssuanceListPageQuery {
   readonly where: IssuanceListWhere;

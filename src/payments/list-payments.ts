@@ -1,9 +1,9 @@
 import { formatDecimal } from '../money/index.js';
 import type { ShopId } from '../platform/ids.js';
-import { isUuid } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
-import { IvoryError, fieldError } from '../platform/errors.js';
-import { listShopPayments, type PaymentKey, type PaymentRecord, type PaymentType } from './payments.repository.js';
+import { IvoryError } from '../platform/errors.js';
+import { decodeTimeKey, encodeTimeKey } from '../platform/page-cursor.js';
+import { listShopPayments, type PaymentRecord, type PaymentType } from './payments.repository.js';
 
 /** One row of GET /shops/{id}/payments (SPEC: "Response shape: n/s"; ours). */
 export interface PaymentView {
@@ -50,14 +50,14 @@ export async function listPayments(
   query: { readonly limit?: string | undefined; readonly cursor?: string | undefined },
 ): Promise<PaymentPage> {
   const limit = parseLimit(query.limit);
-  const after = query.cursor === undefined ? undefined : decodePaymentCursor(query.cursor);
+  const after = query.cursor === undefined ? undefined : decodeTimeKey(query.cursor);
   // One row more than the page tells whether another page follows.
   const rows = await listShopPayments(executor, shopId, { order: 'newest', after, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
     data: page.map(paymentView),
-    next_cursor: rows.length > limit && last !== undefined ? encodePaymentCursor(last) : null,
+    next_cursor: rows.length > limit && last !== undefined ? encodeTimeKey(last) : null,
   };
 }
 
@@ -83,8 +83,6 @@ export function paymentView(record: PaymentRecord): PaymentView {
   };
 }
 
-const CURSOR_REASON = 'is not a cursor this list gave out: pass next_cursor back unchanged';
-
 function parseLimit(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PAYMENTS_PAGE;
   if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAYMENTS_PAGE) {
@@ -94,26 +92,3 @@ function parseLimit(value: string | undefined): number {
   return Number(value);
 }
 
-/**
- * Opaque to clients: base64url of `[created_at ISO, id]` of the last row
- * shown. Timestamps are written from the application clock (milliseconds),
- * so the ISO form loses nothing of the stored value.
- */
-export function encodePaymentCursor(key: PaymentKey): string {
-  return Buffer.from(JSON.stringify([key.createdAt.toISOString(), key.id]), 'utf8').toString('base64url');
-}
-
-export function decodePaymentCursor(cursor: string): PaymentKey {
-  let parts: unknown;
-  try {
-    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
-  }
-  if (!Array.isArray(parts) || parts.length !== 2) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
-  const [createdAt, id] = parts as unknown[];
-  if (typeof createdAt !== 'string' || typeof id !== 'string' || !isUuid(id)) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
-  const time = new Date(createdAt);
-  if (Number.isNaN(time.getTime())) throw fieldError('invalid_cursor', 'cursor', CURSOR_REASON);
-  return { createdAt: time, id };
-}

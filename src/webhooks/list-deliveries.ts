@@ -4,7 +4,7 @@ import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { requireShopAccess } from '../merchants/index.js';
 import { isUuid } from '../platform/ids.js';
-import { decodeTimeKey, encodeTimeKey } from './cursor.js';
+import { decodeTimeKey, encodeTimeKey } from '../platform/page-cursor.js';
 import { DELIVERY_STATUSES, deliveryView, isDeliveryStatus, type DeliveryView, type Page } from './delivery.js';
 import { listDeliveries as queryDeliveries } from './webhooks.repository.js';
 

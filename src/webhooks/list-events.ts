@@ -3,7 +3,7 @@ import { fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
 import { EVENT_GROUPS, isEventType } from '../events/index.js';
 import { requireShopAccess } from '../merchants/index.js';
-import { decodeSequenceKey, encodeSequenceKey } from './cursor.js';
+import { decodeSequenceKey, encodeSequenceKey } from '../platform/page-cursor.js';
 import { DELIVERY_STATUSES, eventView, isDeliveryStatus, type EventView, type Page } from './delivery.js';
 import { parsePageSize } from './list-deliveries.js';
 import { listEvents as queryEvents, type EventQuery } from './webhooks.repository.js';

@@ -3,7 +3,7 @@ import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { countRows } from '../platform/database/count-rows.js';
 import type { DeliveryStatus } from '../platform/database/schema.js';
-import type { TimeKey } from './cursor.js';
+import type { TimeKey } from '../platform/page-cursor.js';
 import type { DisabledReason } from '../webhook-delivery/index.js';
 import type { EndpointRecord } from './webhook-endpoint.js';
 

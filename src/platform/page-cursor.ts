@@ -1,5 +1,5 @@
-import { fieldError, type IvoryError } from '../platform/errors.js';
-import { isUuid } from '../platform/ids.js';
+import { fieldError, type IvoryError } from './errors.js';
+import { isUuid } from './ids.js';
 
 const CURSOR_REASON = 'is not a cursor this list gave out: pass next_cursor back unchanged';
 
