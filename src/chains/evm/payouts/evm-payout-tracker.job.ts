@@ -5,7 +5,7 @@ import { inTransaction, type Db } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
 import type { SweepLedger } from '../../ledger-ports.js';
-import { claimTrackerLease, clearGasNeeded, findGasNeeded, findRelayer, releaseTrackerLease } from '../relayer/index.js';
+import { claimTrackerLease, clearGasNeeded, findGasNeeded, releaseTrackerLease } from '../relayer/index.js';
 import { broadcastRaw } from './broadcast.js';
 import { observeAttempt } from './observe-attempt.js';
 import {
@@ -94,12 +94,10 @@ export class EvmPayoutTracker implements Job {
    */
   private async noticeFunding(): Promise<number> {
     const { db, clock, network, client, ledger } = this.deps;
-    const needed = await findGasNeeded(db, network.chainId);
-    if (needed === null) return 0;
-    const relayer = await findRelayer(db, network.chainId);
-    if (relayer === undefined) return 0;
-    const balance = await client.getBalance({ address: getAddress(relayer.address), blockTag: 'latest' });
-    if (balance < needed) return 0;
+    const waiting = await findGasNeeded(db, network.chainId);
+    if (waiting === undefined) return 0;
+    const balance = await client.getBalance({ address: getAddress(waiting.address), blockTag: 'latest' });
+    if (balance < waiting.neededWei) return 0;
     return inTransaction(db, async (trx) => {
       if (!(await clearGasNeeded(trx, network.chainId, balance, clock.now()))) return 0;
       return ledger.relayerFunded(trx, clock.now(), { chainId: network.chainId });

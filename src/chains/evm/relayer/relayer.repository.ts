@@ -53,10 +53,15 @@ export async function noteGasNeeded(executor: Executor, chainId: number, neededW
     .execute();
 }
 
-/** What payouts in gas.wait need the relayer to hold, or null when none waits. */
-export async function findGasNeeded(executor: Executor, chainId: number): Promise<bigint | null> {
-  const row = await evm(executor).selectFrom('evm_relayers').select('gas_needed_wei').where('chain_id', '=', chainId).executeTakeFirst();
-  return row?.gas_needed_wei === null || row?.gas_needed_wei === undefined ? null : BigInt(row.gas_needed_wei);
+/** The relayer and what payouts in gas.wait need it to hold, in one read; undefined when none waits. */
+export async function findGasNeeded(executor: Executor, chainId: number): Promise<{ readonly address: string; readonly neededWei: bigint } | undefined> {
+  const row = await evm(executor)
+    .selectFrom('evm_relayers')
+    .select(['address', 'gas_needed_wei'])
+    .where('chain_id', '=', chainId)
+    .where('gas_needed_wei', 'is not', null)
+    .executeTakeFirst();
+  return row === undefined || row.gas_needed_wei === null ? undefined : { address: row.address, neededWei: BigInt(row.gas_needed_wei) };
 }
 
 /** Clears the need once a balance of `coveredWei` covers it; false when a larger need was noted meanwhile. */
