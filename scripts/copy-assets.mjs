@@ -2,7 +2,7 @@
 // icons, page templates) from src/ to the same relative places under dist/,
 // because tsc emits only JavaScript. Run after `tsc` from any directory:
 //   node scripts/copy-assets.mjs
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 import { stdout } from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
@@ -28,3 +28,7 @@ for (const source of assetsUnder(sourceRoot)) {
   copied += 1;
 }
 stdout.write(`copy-assets: ${copied} file(s) from src/ to dist/\n`);
+
+// The package's `bin` (`npx ivory` in this folder runs it directly): tsc writes it
+// without the execute bit, and npm sets that bit only when it links an installed package.
+chmodSync(join(outputRoot, 'cli', 'main.js'), 0o755);
