@@ -1,10 +1,13 @@
+import type { ChainAccess, ChainFamily, ChainNetwork } from '../chains/index.js';
 import type { FeeTerms } from '../money/index.js';
 
 /** The catalogue's model: networks and tokens as loaded, and their public form. */
 
 export type { FeeTerms } from '../money/index.js';
+export type { ChainAccess } from '../chains/index.js';
 
-export type NetworkFamily = 'evm' | 'tron' | 'solana';
+/** The family of a network: the chain side's list (`chains/chain-network.ts`). */
+export type NetworkFamily = ChainFamily;
 export type FeeKind = 'invoice' | 'deposit';
 
 /** An icon file read at load; `hash` is the lower-case hex SHA-256 of `bytes`. */
@@ -33,22 +36,7 @@ export interface SweepTerms {
   readonly maximumSweep: string;
 }
 
-/**
- * How Ivory reaches a live EVM network (catalogue file only, never in an API
- * answer: an RPC URL often carries a provider's key).
- */
-export interface ChainAccess {
-  readonly rpcUrl: string;
-  /** Blocks after the transfer's block before transfer.confirmed; 0 means at inclusion. */
-  readonly confirmations: number;
-  /** The operator's fee wallet; when absent it is read from the factory. */
-  readonly feeWallet: string | undefined;
-  readonly pollIntervalMs: number;
-  readonly maxBlockRange: number;
-  readonly useFinalizedTag: boolean;
-}
-
-export interface Network {
+export interface Network extends ChainNetwork {
   readonly chainId: number;
   readonly name: string;
   readonly family: NetworkFamily;

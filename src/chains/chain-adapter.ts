@@ -1,10 +1,10 @@
-import type { NetworkFamily } from '../catalogue/index.js';
+import type { ChainFamily } from './chain-network.js';
 
 /** What an adapter needs to know about an issuance to give it a payment address. */
 export interface AddressRequest {
   readonly issuanceId: string;
   readonly chainId: number;
-  readonly family: NetworkFamily;
+  readonly family: ChainFamily;
   readonly kind: 'invoice' | 'deposit';
   readonly token: string;
   /*
@@ -42,7 +42,7 @@ export interface PayoutRequest {
   /** The issuance whose address is swept (what `allocateAddress` was asked for). */
   readonly issuanceId: string;
   readonly chainId: number;
-  readonly family: NetworkFamily;
+  readonly family: ChainFamily;
   readonly token: string;
   readonly tokenDecimals: number;
   /** The issuance's payment address: the funds leave from here. */
@@ -119,5 +119,5 @@ export interface ChainAdapter {
 /** Finds the adapter serving a network, for sandbox or live issuances. */
 export interface ChainAdapters {
   /** undefined: no adapter configured for that network (`network_not_ready`). */
-  adapterFor(sandbox: boolean, chainId: number, family: NetworkFamily): ChainAdapter | undefined;
+  adapterFor(sandbox: boolean, chainId: number, family: ChainFamily): ChainAdapter | undefined;
 }

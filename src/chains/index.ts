@@ -1,7 +1,8 @@
-import type { NetworkFamily } from '../catalogue/index.js';
+import type { ChainFamily } from './chain-network.js';
 import type { ChainAdapter, ChainAdapters } from './chain-adapter.js';
 import { sandboxAdapter } from './sandbox/sandbox-adapter.js';
 
+export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken } from './chain-network.js';
 export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
 export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';
 export { cannotLand, nextExpiringPayoutStep, type ExpiringPayoutStep, type ExpiryClocks, type SignedAttempt } from './expiring-payout.js';
@@ -29,7 +30,7 @@ export {
  */
 export function createChainAdapters(...live: readonly ReadonlyMap<number, ChainAdapter>[]): ChainAdapters {
   return {
-    adapterFor(sandbox: boolean, chainId: number, _family: NetworkFamily): ChainAdapter | undefined {
+    adapterFor(sandbox: boolean, chainId: number, _family: ChainFamily): ChainAdapter | undefined {
       if (sandbox) return sandboxAdapter;
       // Looked up at each call: the first map that serves the chain wins.
       for (const adapters of live) {

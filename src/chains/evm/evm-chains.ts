@@ -1,5 +1,5 @@
 import { getAddress, type Address } from 'viem';
-import type { Network } from '../../catalogue/index.js';
+import type { ChainNetwork } from '../chain-network.js';
 import { parseDecimalAmount } from '../../money/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto.js';
@@ -20,7 +20,7 @@ export interface EvmChainsDeps {
   readonly clock: Clock;
   readonly log: EvmLog & WatcherLog;
   /** The catalogue's networks; those with chain access (`rpc_url` and both factories) become live. */
-  readonly networks: readonly Network[];
+  readonly networks: readonly ChainNetwork[];
   readonly transferLedger: TransferLedger;
   readonly sweepLedger: SweepLedger;
 }
@@ -91,7 +91,7 @@ export async function startEvmChains(deps: EvmChainsDeps): Promise<EvmChains> {
 }
 
 /** The network as the watcher and the adapter see it, without the fee wallet (resolved later). */
-function scanTargetOf(network: Network): Omit<EvmNetwork, 'feeWallet'> {
+function scanTargetOf(network: ChainNetwork): Omit<EvmNetwork, 'feeWallet'> {
   const chain = network.chain;
   if (chain === undefined) throw new Error(`chain ${network.chainId} is not live`);
   return {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
-import type { NetworkFamily } from '../../catalogue/index.js';
+import type { ChainFamily } from '../chain-network.js';
 import type { AddressRequest, ChainAdapter } from '../chain-adapter.js';
 
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -19,7 +19,7 @@ export const sandboxAdapter: ChainAdapter = {
   },
 };
 
-export function sandboxAddress(family: NetworkFamily, issuanceId: string): string {
+export function sandboxAddress(family: ChainFamily, issuanceId: string): string {
   const digest = createHash('sha256').update(`ivory-sandbox-address:${issuanceId}`).digest();
   switch (family) {
     case 'evm':
@@ -35,7 +35,7 @@ export function sandboxAddress(family: NetworkFamily, issuanceId: string): strin
 }
 
 /** A 32-byte transaction hash for a simulated transfer, in the family's usual spelling. */
-export function sandboxTxHash(family: NetworkFamily, seed: Buffer): string {
+export function sandboxTxHash(family: ChainFamily, seed: Buffer): string {
   const digest = sha256(seed);
   if (family === 'evm') return `0x${digest.toString('hex')}`;
   if (family === 'tron') return digest.toString('hex');
