@@ -20,6 +20,8 @@ export interface AnvilOptions {
   /** Seconds between blocks; undefined mines one block per transaction. */
   readonly blockTime?: number;
   readonly chainId?: number;
+  /** An older EVM rule set, e.g. 'berlin': blocks without `baseFeePerGas`, a legacy-gas network. */
+  readonly hardfork?: string;
 }
 
 export interface Anvil {
@@ -44,6 +46,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const port = await freePort();
   const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(chainId), '--silent'];
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
+  if (options.hardfork !== undefined) args.push('--hardfork', options.hardfork);
   const child: ChildProcess = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

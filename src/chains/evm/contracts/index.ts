@@ -183,11 +183,13 @@ async function connect(rpcUrl: string, privateKey: Hex) {
   });
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 1_000 });
   const walletClient = createWalletClient({ account, chain, transport: http(rpcUrl) });
+  // A network without EIP-1559 (no base fee in its blocks) refuses type-2 transactions: say legacy outright.
+  const legacyGas = (await probe.getBlock({ blockTag: 'latest' })).baseFeePerGas == null;
   return {
     chainId,
     address: account.address,
     async deploy(abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<{ address: Address; blockNumber: number }> {
-      const hash = await walletClient.deployContract({ abi, bytecode, args });
+      const hash = await walletClient.deployContract({ abi, bytecode, args, ...(legacyGas ? { type: 'legacy' as const } : {}) });
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
       if (receipt.status !== 'success' || receipt.contractAddress == null) {
         throw new Error(`deployment ${hash} failed (status ${receipt.status})`);

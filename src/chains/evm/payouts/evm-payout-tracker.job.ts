@@ -18,7 +18,8 @@ import {
   type PayoutTransaction,
 } from './payout-transactions.repository.js';
 import { rowToBroadcast, type EvmLog } from './send-evm-payout.js';
-import { LIVE_STATUSES, signReplacement, type Fees, type SigningHooks } from './sign-payout-transaction.js';
+import { bumpedFees, feesOf, marketFees } from './gas-pricing.js';
+import { LIVE_STATUSES, signReplacement, type SigningHooks } from './sign-payout-transaction.js';
 
 export interface PayoutTrackerTuning {
   /** A transaction unmined this long after its signature, next in line for its nonce, gets a fee bump. */
@@ -207,8 +208,7 @@ export class EvmPayoutTracker implements Job {
   /** Signs and sends a replacement of `previous` with fees at least 12.5% higher, if the relayer can pay for it. */
   private async bump(previous: PayoutTransaction): Promise<boolean> {
     const { client, log, network } = this.deps;
-    const market = await client.estimateFeesPerGas();
-    const fees = bumpedFees(previous, market);
+    const fees = bumpedFees(feesOf(previous), await marketFees(client));
     const balance = await client.getBalance({ address: previous.relayer });
     if (balance < previous.gasLimit * fees.maxFeePerGas) {
       log.warn({ payoutId: previous.payoutId, relayer: previous.relayer, chainId: network.chainId }, 'relayer cannot pay a fee bump; rebroadcasting as is');
@@ -236,13 +236,3 @@ export class EvmPayoutTracker implements Job {
     }
   }
 }
-
-/** Replacement fees: at least 12.5% over the previous ones on both fields (nodes ask for 10%), and at least the market's. */
-export function bumpedFees(previous: Fees, market: Fees): Fees {
-  const raise = (value: bigint) => (value * 9n + 7n) / 8n;
-  const maxPriorityFeePerGas = max(raise(previous.maxPriorityFeePerGas), market.maxPriorityFeePerGas);
-  const maxFeePerGas = max(max(raise(previous.maxFeePerGas), market.maxFeePerGas), maxPriorityFeePerGas);
-  return { maxFeePerGas, maxPriorityFeePerGas };
-}
-
-const max = (left: bigint, right: bigint) => (left > right ? left : right);

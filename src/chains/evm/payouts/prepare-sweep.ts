@@ -1,7 +1,7 @@
 import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from 'viem';
 import { depositForwarderFactoryAbi, invoiceForwarderFactoryAbi } from '../contracts/index.js';
 import type { Forwarder } from '../forwarders/index.js';
-import type { Fees } from './sign-payout-transaction.js';
+import { marketFees, type Fees } from './gas-pricing.js';
 
 /** A sweep ready to sign, or why none can be sent now. */
 export type SweepPlan =
@@ -31,7 +31,7 @@ const GAS_HEADROOM_PERCENT = 25n;
  * Reads what a new sweep needs, outside any database transaction: the
  * forwarder's token balance (re-read before every new sweep), a simulation of
  * `sweep(terms)` from the relayer (a sweep that would revert is never signed),
- * the gas limit, EIP-1559 fees, and the relayer's native balance.
+ * the gas limit, the fees (EIP-1559, or legacy where the network has no base fee), and the relayer's native balance.
  */
 export async function prepareSweep(client: PublicClient, forwarder: Forwarder, relayer: Address): Promise<SweepPlan> {
   const { terms } = forwarder;
@@ -49,7 +49,7 @@ export async function prepareSweep(client: PublicClient, forwarder: Forwarder, r
   const [toRecipient, toOperator] = result;
   const estimated = await client.estimateContractGas(call);
   const gasLimit = estimated + (estimated * GAS_HEADROOM_PERCENT) / 100n;
-  const fees = await client.estimateFeesPerGas();
+  const fees = await marketFees(client);
   const needed = gasLimit * fees.maxFeePerGas;
   const native = await client.getBalance({ address: relayer });
   if (native < needed) return { kind: 'waiting_gas', needed, balance: native };
@@ -59,7 +59,7 @@ export async function prepareSweep(client: PublicClient, forwarder: Forwarder, r
     to: forwarder.factory,
     data: encodeFunctionData({ abi, functionName: 'sweep', args: [terms] }),
     gasLimit,
-    fees: { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas },
+    fees,
     toRecipient,
     toOperator,
     chainNonce,

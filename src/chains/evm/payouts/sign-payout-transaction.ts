@@ -3,6 +3,7 @@ import type { Clock } from '../../../platform/clock.js';
 import { newId, type SecretBox } from '../../../platform/crypto.js';
 import { inTransaction, type Db } from '../../../platform/database/database.js';
 import { lockRelayer, relayerAccount, setNextNonce } from '../relayer/index.js';
+import { feeFields, feesOf, type Fees } from './gas-pricing.js';
 import { insertPayoutTransaction, listAttempt, listPayoutTransactions, type PayoutTransaction } from './payout-transactions.repository.js';
 
 /**
@@ -24,10 +25,6 @@ export interface SigningDeps {
   readonly hooks?: SigningHooks;
 }
 
-export interface Fees {
-  readonly maxFeePerGas: bigint;
-  readonly maxPriorityFeePerGas: bigint;
-}
 
 /** Statuses in which an attempt still holds its payout: no other may be signed. */
 export const LIVE_STATUSES = ['pending', 'mined', 'confirmed'] as const;
@@ -57,15 +54,13 @@ export async function signNewAttempt(
     const nonce = relayer.nextNonce > input.chainNonce ? relayer.nextNonce : input.chainNonce;
     const account = relayerAccount(deps.secrets, relayer);
     const rawTransaction = await account.signTransaction({
-      type: 'eip1559',
       chainId: deps.chainId,
       nonce: Number(nonce),
       to: input.to,
       data: input.data,
       value: 0n,
       gas: input.gasLimit,
-      maxFeePerGas: input.fees.maxFeePerGas,
-      maxPriorityFeePerGas: input.fees.maxPriorityFeePerGas,
+      ...feeFields(input.fees),
     });
     const transaction = stored(deps, { payoutId: input.payoutId, relayer: getAddress(relayer.address), nonce, replacement: 0, rawTransaction, gasLimit: input.gasLimit, fees: input.fees });
     await deps.hooks?.afterSign?.(transaction);
@@ -92,15 +87,14 @@ export async function signReplacement(deps: SigningDeps, previous: PayoutTransac
     const call = parseTransaction(previous.rawTransaction);
     if (call.to === undefined || call.to === null || call.gas === undefined) throw new Error(`stored transaction ${previous.txHash} has no call to replay`);
     const rawTransaction = await relayerAccount(deps.secrets, relayer).signTransaction({
-      type: 'eip1559',
       chainId: deps.chainId,
       nonce: Number(previous.nonce),
       to: call.to,
       data: call.data ?? '0x',
       value: 0n,
       gas: call.gas,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      // The replacement is of the previous one's kind, whatever `fees` says.
+      ...feeFields({ ...fees, type: feesOf(previous).type }),
     });
     const transaction = stored(deps, {
       payoutId: previous.payoutId,

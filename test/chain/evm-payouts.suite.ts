@@ -1,0 +1,486 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { encodeAbiParameters, keccak256, parseEventLogs, toHex, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type IvoryApp } from '../../src/app.js';
+import type { ChainAdapter } from '../../src/chains/index.js';
+import { deployContracts, deployTestStablecoin, depositForwarderFactoryAbi, invoiceForwarderFactoryAbi, testStablecoinAbi } from '../../src/chains/evm/contracts/index.js';
+import { createEvmChainAdapter, type EvmChainAdapter, type EvmChainAdapterDeps } from '../../src/chains/evm/evm-adapter.js';
+import type { EvmNetwork } from '../../src/chains/evm/evm-network.js';
+import { findForwarder } from '../../src/chains/evm/forwarders/index.js';
+import type { SweepLedger } from '../../src/chains/ledger-ports.js';
+import { listPayoutTransactions } from '../../src/chains/evm/payouts/index.js';
+import { ensureRelayer, importRelayerKey, relayerStatus } from '../../src/chains/evm/relayer/index.js';
+import { loadCatalogue } from '../../src/catalogue/index.js';
+import { recordTransfer } from '../../src/issuances/index.js';
+import { confirmPayout, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from '../../src/payouts/index.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { inTransaction, type DatabaseHandle } from '../../src/platform/database/database.js';
+import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
+import { TEST_SECRET_KEY } from '../support/app.js';
+import { freshDatabase } from '../support/database.js';
+import { createOwnerWithShop } from '../support/factories.js';
+import { authed, newIdempotencyKey } from '../support/app.js';
+
+// Issue 9 items 2, 3 and 5 on a real anvil chain: the relayer's key, CREATE2
+// allocation, and crash-safe sweeps (LEDGER "Invoices": recipient amount − fee,
+// operator fee + overpayment), through the real payout worker and ledger.
+//
+// One suite, run on two kinds of network: EIP-1559 (anvil's default rules) and
+// legacy gas (`hardfork: 'berlin'`: blocks without `baseFeePerGas`, issue 22
+// item 3), by evm-payouts.test.ts and evm-payouts-legacy-gas.test.ts.
+
+export function evmPayoutSuite(options: { readonly hardfork?: string; readonly transactionType: 'eip1559' | 'legacy' }): void {
+
+  const CONFIRMATIONS = 2;
+  // viem picks type 2 for anvil's chain whatever the node's rules; a legacy network's payers send legacy transactions.
+  const payerTxType = options.transactionType === 'legacy' ? { type: 'legacy' as const } : {};
+  const USDC = (tokens: number) => BigInt(Math.round(tokens * 1_000_000));
+  const silent = process.env.EVM_TEST_LOG ? { info: (...a: unknown[]) => console.warn('INFO', ...a), warn: (...a: unknown[]) => console.warn('WARN', ...a), error: (...a: unknown[]) => console.warn('ERROR', ...a) } : { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+  let anvil: Anvil;
+  let database: DatabaseHandle;
+  let app: IvoryApp;
+  let clock: ManualClock;
+  let network: EvmNetwork;
+  let token: Address;
+  let relayer: Address;
+  let catalogueDir: string;
+  const liveAdapters = new Map<number, ChainAdapter>();
+  const ledgerCalls: { call: string; payoutId: string; txHash?: string }[] = [];
+
+  /** The real payouts ledger behind the port, with the calls it received recorded. */
+  const ledger: SweepLedger = {
+    async confirmPayout(trx, now, payout) {
+      ledgerCalls.push({ call: 'confirm', ...payout });
+      await confirmPayout(trx, { now }, payout);
+    },
+    async revertPayout(trx, now, payout) {
+      ledgerCalls.push({ call: 'revert', ...payout });
+      await revertPayout(trx, { now }, payout);
+    },
+    async sweepFailed(trx, now, payout) {
+      ledgerCalls.push({ call: 'sweepFailed', ...payout });
+      await recordFailedSweep(trx, { now }, payout);
+    },
+    async relayerFunded(trx, now, network) {
+      return wakeWaitingGasPayouts(trx, network.chainId, now);
+    },
+  };
+
+  function adapterDeps(extra: Partial<EvmChainAdapterDeps> = {}): EvmChainAdapterDeps {
+    return { db: database.db, secrets: app.context.secrets, clock, network, log: silent, ledger, tuning: { bumpAfterMs: 60_000 }, ...extra };
+  }
+
+
+  /** Serves the network with `adapter` from now on: a process restart, as far as the chain and the database can tell. */
+  function serveWith(adapter: EvmChainAdapter): EvmChainAdapter {
+    liveAdapters.set(network.chainId, adapter);
+    return adapter;
+  }
+
+  beforeAll(async () => {
+    anvil = await startAnvil(options.hardfork === undefined ? {} : { hardfork: options.hardfork });
+    const feeWallet = privateKeyToAccount(generatePrivateKey()).address;
+    const deployed = await deployContracts({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS[0], feeWallet });
+    token = await deployTestStablecoin({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS[0] });
+    network = {
+      chainId: anvil.chainId,
+      rpcUrl: anvil.rpcUrl,
+      confirmations: CONFIRMATIONS,
+      mainFactory: deployed.mainFactory,
+      invoiceFactory: deployed.invoiceFactory,
+      startBlock: BigInt(deployed.startBlock),
+      feeWallet,
+      tokens: [{ address: token, symbol: 'USDC', decimals: 6, minimumSweep: 0n }],
+      pollIntervalMs: 1_000,
+      maxBlockRange: 1_000,
+      useFinalizedTag: false,
+    };
+    catalogueDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-evm-payouts-'));
+    const catalogueFile = path.join(catalogueDir, 'networks.json');
+    fs.writeFileSync(catalogueFile, JSON.stringify({ networks: [catalogueEntry(anvil.chainId, token)] }));
+    clock = new ManualClock(new Date());
+    database = await freshDatabase();
+    const config = loadConfig({ SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_WRITES_PER_MINUTE: '0', PUBLIC_URL: 'http://ivory.test', DATA_DIR: '/nonexistent-ivory-test-dir' });
+    app = await buildApp({ config, database, clock, runJobs: false, catalogue: loadCatalogue(catalogueFile), liveChainAdapters: liveAdapters });
+    serveWith(createEvmChainAdapter(adapterDeps()));
+    relayer = (await ensureRelayer(database.db, app.context.secrets, anvil.chainId)).address;
+    await anvil.client.setBalance({ address: relayer, value: 10n ** 19n });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+    await anvil?.stop();
+    if (catalogueDir !== undefined) fs.rmSync(catalogueDir, { recursive: true, force: true });
+  });
+
+  function catalogueEntry(chainId: number, tokenAddress: Address) {
+    return {
+      chain_id: chainId,
+      name: 'Anvil',
+      family: 'evm',
+      native_symbol: 'ETH',
+      explorer_url: 'https://explorer.invalid',
+      main_factory: '',
+      invoice_factory: '',
+      start_block: 0,
+      enabled: true,
+      minimum_payment: '1',
+      terms: {
+        invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+        deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+        sweep_threshold: '10',
+        minimum_sweep: '5',
+        maximum_sweep: '100000',
+      },
+      tokens: [{ address: tokenAddress, symbol: 'USDC', decimals: 6, status: 'ready' }],
+    };
+  }
+
+  /** A live shop with a fresh recipient, and its open invoice of `tokens` USDC with a forwarder address. */
+  async function openInvoice(tokens: number) {
+    const owner = await createOwnerWithShop(database.db, { sandbox: false });
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    await database.db.updateTable('shops').set({ recipient }).where('id', '=', owner.shop.id).execute();
+    const created = await app.server.inject({
+      method: 'POST',
+      url: `/api/v1/shops/${owner.shop.id}/invoices`,
+      headers: authed(owner.key.token, newIdempotencyKey()),
+      payload: { chain_id: anvil.chainId, token, amount: USDC(tokens).toString() },
+    });
+    if (created.statusCode !== 202) throw new Error(`create invoice: ${created.statusCode} ${created.body}`);
+    await app.jobs.drain();
+    const id = created.json().id as string;
+    const row = await database.db.selectFrom('issuances').select(['address', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+    if (row.address === null) throw new Error('invoice got no address');
+    return { id, address: row.address as Address, recipient, amount: USDC(tokens) };
+  }
+
+  /** The payer's transfer on chain, then recorded confirmed as the watcher records it. */
+  async function pay(invoice: { id: string; address: Address }, amount: bigint) {
+    const payer = privateKeyToAccount(ANVIL_KEYS[1]);
+    await anvil.client.writeContract({ ...payerTxType, account: payer, chain: anvil.chain, address: token, abi: testStablecoinAbi, functionName: 'mint', args: [payer.address, amount] });
+    const hash = await anvil.client.writeContract({ ...payerTxType, account: payer, chain: anvil.chain, address: token, abi: testStablecoinAbi, functionName: 'transfer', args: [invoice.address, amount] });
+    await anvil.client.waitForTransactionReceipt({ hash });
+    clock.advance(1_000);
+    await inTransaction(database.db, (trx) =>
+      recordTransfer(trx, { now: clock.now() }, {
+        issuanceId: invoice.id,
+        chainId: anvil.chainId,
+        txHash: hash,
+        logIndex: 0,
+        fromAddress: payer.address,
+        toAddress: invoice.address,
+        amount,
+        status: 'confirmed',
+      }),
+    );
+  }
+
+  const balanceOf = (address: Address) => anvil.client.readContract({ address: token, abi: testStablecoinAbi, functionName: 'balanceOf', args: [address] });
+
+  async function payoutOf(issuanceId: string) {
+    return database.db.selectFrom('payouts').selectAll().where('issuance_id', '=', issuanceId).executeTakeFirstOrThrow();
+  }
+
+  /** `Swept` events of the factories for one forwarder, over the whole chain. */
+  async function sweepsOf(forwarder: Address) {
+    const logs = await anvil.client.getLogs({ address: [network.invoiceFactory, network.mainFactory], fromBlock: 0n, toBlock: 'latest' });
+    return parseEventLogs({ abi: invoiceForwarderFactoryAbi, logs, eventName: 'Swept' }).filter((log) => log.args.forwarder.toLowerCase() === forwarder.toLowerCase());
+  }
+
+  async function mine(blocks: number) {
+    await anvil.client.mine({ blocks });
+  }
+
+  /** Runs the tracker until nothing changes. */
+  async function track(adapter: EvmChainAdapter) {
+    for (let round = 0; round < 10; round += 1) if ((await adapter.payoutTracker.run()) === 0) return;
+  }
+
+  /** The forwarder's token balance slot in TestStablecoin (`balanceOf` is its fourth slot). */
+  function balanceSlot(holder: Address): Hex {
+    return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, 3n]));
+  }
+
+  describe('relayer keys (issue 9 item 2)', () => {
+    it('one key per network, generated once, sealed at rest; status reads the balance (null when the node is down); an operator key can be imported', async () => {
+      const again = await Promise.all([1, 2, 3].map(() => ensureRelayer(database.db, app.context.secrets, 999)));
+      expect(new Set(again.map((entry) => entry.address)).size).toBe(1);
+      const stored = await database.db.selectFrom('evm_relayers' as never).selectAll().where('chain_id' as never, '=', 999 as never).executeTakeFirstOrThrow();
+      expect(JSON.stringify(stored)).not.toMatch(/[0-9a-f]{64}/i);
+
+      const status = await relayerStatus(database.db, network);
+      expect(status).toEqual({ chainId: anvil.chainId, address: relayer, balance: await anvil.client.getBalance({ address: relayer }) });
+      expect(await relayerStatus(database.db, { chainId: 999, rpcUrl: 'http://127.0.0.1:9' })).toMatchObject({ balance: null });
+
+      const imported = await importRelayerKey(database.db, app.context.secrets, clock, 999, ANVIL_KEYS[4]);
+      expect(imported).toEqual({ outcome: 'imported', relayer: { chainId: 999, address: privateKeyToAccount(ANVIL_KEYS[4]).address } });
+    });
+  });
+
+  describe('allocation (issue 9 item 3)', () => {
+    it('the address is the CREATE2 prediction the factory itself answers, stored with its terms, the same when asked again', async () => {
+      const invoice = await openInvoice(100);
+      const forwarder = await findForwarder(database.db, invoice.id);
+      expect(forwarder).toBeDefined();
+      if (forwarder === undefined) return;
+      expect(forwarder.terms).toMatchObject({ recipient: invoice.recipient, amount: USDC(100), feeBps: 50, feeMin: USDC(0.1), feeMax: USDC(5), feeWallet: network.feeWallet });
+      const onChain = await anvil.client.readContract({ address: network.invoiceFactory, abi: invoiceForwarderFactoryAbi, functionName: 'predict', args: [forwarder.terms] });
+      expect(onChain).toBe(invoice.address);
+
+      const adapter = createEvmChainAdapter(adapterDeps());
+      const request = { issuanceId: invoice.id, chainId: anvil.chainId, family: 'evm' as const, kind: 'invoice' as const, token, recipient: '0x000000000000000000000000000000000000bEEF', feeBps: 1, feeMinimum: 0n, feeMaximum: 0n, tokenDecimals: 6, amount: 1n };
+      expect(await adapter.allocateAddress(request)).toBe(invoice.address);
+    });
+
+    it('a deposit forwarder is predicted on the deposit factory, its minimum sweep committed as the amount', async () => {
+      const adapter = createEvmChainAdapter(adapterDeps());
+      const issuanceId = '6c1a4f7e-0d2b-4c55-9a61-1f0e2d3c4b5a';
+      const address = await adapter.allocateAddress({ issuanceId, chainId: anvil.chainId, family: 'evm', kind: 'deposit', token, recipient: relayer, delegate: null, amount: USDC(5), tokenDecimals: 6, feeBps: 50, feeMinimum: 10n ** 17n, feeMaximum: 5n * 10n ** 18n });
+      const forwarder = await findForwarder(database.db, issuanceId);
+      expect(forwarder?.terms.amount).toBe(USDC(5));
+      const onChain = await anvil.client.readContract({ address: network.mainFactory, abi: depositForwarderFactoryAbi, functionName: 'predict', args: [forwarder!.terms] });
+      expect(address).toBe(onChain);
+    });
+  });
+
+  describe('payouts (issue 9 item 5)', () => {
+    it('a funded invoice is swept with LEDGER\'s split on chain and confirmed at depth', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(100);
+      const feeBefore = await balanceOf(network.feeWallet);
+      await pay(invoice, USDC(40));
+      await pay(invoice, USDC(90));
+      await app.jobs.drain();
+      const sent = await payoutOf(invoice.id);
+      expect(sent.status).toBe('sent');
+
+      await track(adapter);
+      expect((await payoutOf(invoice.id)).status).toBe('sent'); // not at depth yet
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      const confirmed = await payoutOf(invoice.id);
+      expect(confirmed).toMatchObject({ status: 'confirmed', tx_hash: sent.tx_hash });
+
+      expect(await balanceOf(invoice.recipient)).toBe(USDC(99.5));
+      expect((await balanceOf(network.feeWallet)) - feeBefore).toBe(USDC(30.5));
+      expect(await balanceOf(invoice.address)).toBe(0n);
+      const sweeps = await sweepsOf(invoice.address);
+      expect(sweeps).toHaveLength(1);
+      expect(sweeps[0]?.transactionHash).toBe(sent.tx_hash);
+      // The network's kind of transaction: type 2 where blocks carry a base fee, legacy where they do not.
+      expect((await anvil.client.getBlock()).baseFeePerGas ?? null).toSatisfy((fee) => (options.transactionType === 'legacy' ? fee === null : typeof fee === 'bigint'));
+      expect((await anvil.client.getTransaction({ hash: sent.tx_hash as Hex })).type).toBe(options.transactionType);
+      const receipt = await anvil.client.getTransactionReceipt({ hash: sent.tx_hash as Hex });
+      console.warn(`[gas] first sweep of an invoice forwarder (deploys the clone): ${receipt.gasUsed}`);
+    });
+
+    it('killed after signing, before the commit: nothing was stored; the restarted process sweeps exactly once', async () => {
+      const crashing = serveWith(createEvmChainAdapter(adapterDeps({ hooks: { afterSign: () => { throw new Error('killed after sign'); } } })));
+      const invoice = await openInvoice(10);
+      await pay(invoice, USDC(10));
+      await app.jobs.drain();
+      const payout = await payoutOf(invoice.id);
+      expect(payout).toMatchObject({ status: 'scheduled', attempts: 1 });
+      expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toEqual([]);
+      void crashing;
+
+      const restarted = serveWith(createEvmChainAdapter(adapterDeps()));
+      clock.advance(60_000);
+      await app.jobs.drain();
+      await mine(CONFIRMATIONS);
+      await track(restarted);
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed' });
+      expect(await sweepsOf(invoice.address)).toHaveLength(1);
+      expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toHaveLength(1);
+    });
+
+    it('killed after the commit, before the broadcast: the restarted process broadcasts the stored transaction, exactly one sweep', async () => {
+      serveWith(createEvmChainAdapter(adapterDeps({ hooks: { afterCommit: () => { throw new Error('killed after commit'); } } })));
+      const invoice = await openInvoice(10);
+      await pay(invoice, USDC(10));
+      await app.jobs.drain();
+      const payout = await payoutOf(invoice.id);
+      const [stored] = await listPayoutTransactions(database.db, anvil.chainId, payout.id);
+      expect(stored).toMatchObject({ status: 'pending', broadcastAt: null });
+      expect(await sweepsOf(invoice.address)).toHaveLength(0);
+
+      const restarted = serveWith(createEvmChainAdapter(adapterDeps()));
+      clock.advance(60_000);
+      await app.jobs.drain();
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'sent', tx_hash: stored?.txHash });
+      await mine(CONFIRMATIONS);
+      await track(restarted);
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed', tx_hash: stored?.txHash });
+      expect(await sweepsOf(invoice.address)).toHaveLength(1);
+      expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toHaveLength(1);
+    });
+
+    it('a relayer without gas parks the payout in gas.wait; once funded it is paid', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(10);
+      const funded = await anvil.client.getBalance({ address: relayer });
+      await anvil.client.setBalance({ address: relayer, value: 0n });
+      await pay(invoice, USDC(10));
+      await app.jobs.drain();
+      const payout = await payoutOf(invoice.id);
+      expect(payout).toMatchObject({ status: 'waiting_gas', tx_hash: null });
+      expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toEqual([]);
+
+      // A poll of the tracker with the relayer still dry changes nothing.
+      await track(adapter);
+      await app.jobs.drain();
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'waiting_gas' });
+
+      // Funded: the next poll makes the payout due at once (issue 22 item 2), not after the two-minute gas retry.
+      await anvil.client.setBalance({ address: relayer, value: funded });
+      await track(adapter);
+      await app.jobs.drain();
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'sent' });
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed' });
+      expect(await sweepsOf(invoice.address)).toHaveLength(1);
+    });
+
+    it('a sweep that reverts on chain (the invoice underfunded at inclusion) is sweep.failed, then redone with a new nonce: one sweep', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(10);
+      await pay(invoice, USDC(10));
+      await anvil.client.setAutomine(false);
+      try {
+        await app.jobs.drain();
+        const first = await payoutOf(invoice.id);
+        expect(first.status).toBe('sent');
+        // Between broadcast and inclusion the forwarder loses a unit: the sweep reverts `Underfunded`.
+        await anvil.client.setStorageAt({ address: token, index: balanceSlot(invoice.address), value: toHex(USDC(10) - 1n, { size: 32 }) });
+        await mine(1);
+      } finally {
+        await anvil.client.setAutomine(true);
+      }
+      const failedHash = (await payoutOf(invoice.id)).tx_hash as Hex;
+      expect((await anvil.client.getTransactionReceipt({ hash: failedHash })).status).toBe('reverted');
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      expect(ledgerCalls).toContainEqual({ call: 'sweepFailed', payoutId: (await payoutOf(invoice.id)).id, txHash: failedHash });
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'scheduled', tx_hash: null });
+
+      // Still underfunded: nothing is signed (a throw; the worker backs off).
+      await app.jobs.drain();
+      expect((await payoutOf(invoice.id)).status).toBe('scheduled');
+      await anvil.client.setStorageAt({ address: token, index: balanceSlot(invoice.address), value: toHex(USDC(10), { size: 32 }) });
+      clock.advance(60 * 60_000);
+      await app.jobs.drain();
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      const payout = await payoutOf(invoice.id);
+      expect(payout.status).toBe('confirmed');
+      const transactions = await listPayoutTransactions(database.db, anvil.chainId, payout.id);
+      expect(transactions.map((row) => row.status)).toEqual(['confirmed', 'failed']);
+      expect(transactions[0]!.nonce).toBe(transactions[1]!.nonce + 1n);
+      expect(await sweepsOf(invoice.address)).toHaveLength(1);
+      expect(await balanceOf(invoice.recipient)).toBe(USDC(9.9));
+    });
+
+    it('a stuck transaction is fee-bumped with the same nonce; the replacement mines and confirms the payout', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(10);
+      await pay(invoice, USDC(10));
+      await anvil.client.setAutomine(false);
+      let payoutId: string;
+      try {
+        await app.jobs.drain();
+        const sent = await payoutOf(invoice.id);
+        payoutId = sent.id;
+        await track(adapter); // too early to bump
+        expect(await listPayoutTransactions(database.db, anvil.chainId, payoutId)).toHaveLength(1);
+        clock.advance(61_000);
+        await adapter.payoutTracker.run();
+        const [bump, original] = await listPayoutTransactions(database.db, anvil.chainId, payoutId);
+        expect(bump).toMatchObject({ nonce: original?.nonce, replacement: 1, status: 'pending' });
+        expect(bump!.maxFeePerGas * 8n).toBeGreaterThanOrEqual(original!.maxFeePerGas * 9n);
+        expect(bump!.maxPriorityFeePerGas * 8n).toBeGreaterThanOrEqual(original!.maxPriorityFeePerGas * 9n);
+        await mine(1);
+      } finally {
+        await anvil.client.setAutomine(true);
+      }
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      const [bump, original] = await listPayoutTransactions(database.db, anvil.chainId, payoutId);
+      expect(bump?.status).toBe('confirmed');
+      expect(original?.status).toBe('replaced');
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed', tx_hash: bump?.txHash });
+      expect(await sweepsOf(invoice.address)).toHaveLength(1);
+    });
+
+    it('two workers racing on one payout sign one transaction: one sweep, both answer its hash', async () => {
+      serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(10);
+      await pay(invoice, USDC(10));
+      const payout = await payoutOf(invoice.id);
+      const first = createEvmChainAdapter(adapterDeps());
+      const second = createEvmChainAdapter(adapterDeps());
+      const request = {
+        payoutId: payout.id,
+        issuanceId: invoice.id,
+        chainId: anvil.chainId,
+        family: 'evm' as const,
+        token,
+        tokenDecimals: 6,
+        fromAddress: invoice.address,
+        recipient: invoice.recipient,
+        toRecipient: BigInt(payout.to_recipient),
+        toOperator: BigInt(payout.to_operator),
+      };
+      const answers = await Promise.all([first.sendPayout(request), second.sendPayout(request), first.sendPayout(request)]);
+      const transactions = await listPayoutTransactions(database.db, anvil.chainId, payout.id);
+      expect(transactions).toHaveLength(1);
+      expect(answers).toEqual(answers.map(() => ({ kind: 'broadcast', txHash: transactions[0]?.txHash })));
+      await mine(CONFIRMATIONS);
+      await track(second);
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed', tx_hash: transactions[0]?.txHash });
+      expect(await sweepsOf(invoice.address)).toHaveLength(1);
+    });
+
+    it('a reorg before confirmation puts the sweep back in the pool; after confirmation it gives payout.reverted and the same transaction is redone', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(10);
+      await pay(invoice, USDC(10));
+      const snapshot = await anvil.client.snapshot();
+      await app.jobs.drain();
+      const payout = await payoutOf(invoice.id);
+      await track(adapter);
+      expect((await listPayoutTransactions(database.db, anvil.chainId, payout.id))[0]?.status).toBe('mined');
+
+      // Before depth: the block with the sweep is gone.
+      await anvil.client.revert({ id: snapshot });
+      expect(await sweepsOf(invoice.address)).toHaveLength(0);
+      await track(adapter);
+      expect(await sweepsOf(invoice.address)).toHaveLength(1); // rebroadcast, mined again (automine)
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed', tx_hash: payout.tx_hash });
+
+      // Past depth: a deeper reorg removes the confirmed sweep.
+      await anvil.client.request({ method: 'anvil_rollback' as never, params: [CONFIRMATIONS + 1] as never });
+      await track(adapter);
+      expect(ledgerCalls).toContainEqual({ call: 'revert', payoutId: payout.id });
+      // The ledger redoes it (decision 0008): payout.reverted, and the payout is `sent` again.
+      expect((await payoutOf(invoice.id)).status).toBe('sent');
+      await mine(1); // the rebroadcast (or the node's own pool) brings the same transaction back
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      expect(await sweepsOf(invoice.address)).toHaveLength(1);
+      const [transaction, ...others] = await listPayoutTransactions(database.db, anvil.chainId, payout.id);
+      expect(others).toEqual([]);
+      expect(transaction).toMatchObject({ txHash: payout.tx_hash, status: 'confirmed' });
+      expect(ledgerCalls.filter((call) => call.payoutId === payout.id).map((call) => call.call)).toEqual(['confirm', 'revert', 'confirm']);
+    });
+  });
+}
