@@ -467,8 +467,16 @@ export function evmPayoutSuite(options: { readonly hardfork?: string; readonly t
       await track(adapter);
       expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed', tx_hash: payout.tx_hash });
 
-      // Past depth: a deeper reorg removes the confirmed sweep.
+      // Past depth: a deeper reorg removes the confirmed sweep. Right after the rollback the
+      // node's head is below the sweep's block, which a lagging node also shows: nothing is
+      // decided yet (decision 0025). Once the new chain is past that block without the sweep, it is gone.
       await anvil.client.request({ method: 'anvil_rollback' as never, params: [CONFIRMATIONS + 1] as never });
+      await anvil.client.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never });
+      await track(adapter);
+      expect(ledgerCalls.filter((call) => call.payoutId === payout.id).map((call) => call.call)).toEqual(['confirm']);
+      expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+      await mine(2);
+      expect(await sweepsOf(invoice.address)).toHaveLength(0);
       await track(adapter);
       expect(ledgerCalls).toContainEqual({ call: 'revert', payoutId: payout.id });
       // The ledger redoes it (decision 0008): payout.reverted, and the payout is `sent` again.

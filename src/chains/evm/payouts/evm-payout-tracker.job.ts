@@ -60,7 +60,9 @@ const BATCH = 200;
  *   a fee bump (same nonce, fees ≥ +12.5%), stored before it is sent;
  * - a reorg: before confirmation the transaction is pending again and is
  *   rebroadcast; after confirmation → `revertPayout`, and the same signed
- *   transaction is rebroadcast (its nonce is free again), which redoes the payout.
+ *   transaction is rebroadcast (its nonce is free again), which redoes the payout;
+ *   a node whose head is below the sweep's block is behind, not proof of a
+ *   reorg: nothing is decided until it is past that block again.
  * Ledger calls and the transaction row's new status commit together. No
  * transaction is held across an RPC call. Returns the number of state changes.
  */
@@ -178,6 +180,15 @@ export class EvmPayoutTracker implements Job {
 
     // Unmined. Seen in a block before: a reorg took it away; it is pending again and goes out again.
     const seen = attempt.find((row) => row.status === 'mined' || row.status === 'confirmed');
+    if (seen !== undefined && seen.minedBlockNumber !== null && observation.head < seen.minedBlockNumber) {
+      // The node's head is below the block the sweep was seen in: a node that lags (restarted,
+      // a stale backend) looks exactly like this, and its missing receipt proves nothing. Only a
+      // node at or past that height without the receipt shows the sweep gone (decision 0025).
+      // Sending the same signed transaction again is harmless either way, and speeds up a
+      // real reorg's redo while the sweep was never reported to the ledger.
+      if (seen.status === 'mined') await this.broadcast(seen, 'node behind the sweep block');
+      return 0;
+    }
     if (seen !== undefined) {
       const changed = await inTransaction(db, async (trx) => {
         if (!(await moveTransaction(trx, seen.id, ['mined', 'confirmed'], 'pending', now, null))) return 0;

@@ -11,8 +11,8 @@ export type AttemptObservation =
   | { readonly kind: 'mined'; readonly transaction: PayoutTransaction; readonly minedIn: MinedIn; readonly atDepth: boolean }
   /** None of them is mined, and the nonce is used at depth: by a transaction that is none of ours. */
   | { readonly kind: 'nonce_taken' }
-  /** None of them is mined and the nonce is free. `nextNonce`: the relayer's mined transaction count. */
-  | { readonly kind: 'unmined'; readonly nextNonce: bigint };
+  /** None of them is mined and the nonce is free. `nextNonce`: the relayer's mined transaction count; `head`: the node's head when asked. */
+  | { readonly kind: 'unmined'; readonly nextNonce: bigint; readonly head: bigint };
 
 /**
  * Reads the receipts of the attempt's transactions, then the relayer's
@@ -50,7 +50,7 @@ export async function observeAttempt(
   const usedAtDepth = BigInt(await client.getTransactionCount({ address: relayer, blockNumber: depthBlock }));
   if (usedAtDepth > nonce) return { kind: 'nonce_taken' };
   const nextNonce = BigInt(await client.getTransactionCount({ address: relayer, blockTag: 'latest' }));
-  return { kind: 'unmined', nextNonce };
+  return { kind: 'unmined', nextNonce, head };
 }
 
 async function receiptOf(client: PublicClient, hash: `0x${string}`) {
