@@ -14,8 +14,13 @@ import type { TestApp } from '../app.js';
  * chain (pay, advance, roll back). All money is token base units.
  */
 
-/** The cases of issue 21 item 6, by name: `notApplicable` keys. */
-export type ConformanceCase = 'allocation' | 'credited-once' | 'reversal' | 'one-sweep' | 'gas-wait' | 'late';
+/**
+ * The cases of issue 21 item 6, by name (`notApplicable` keys), and
+ * `cancelled-paid`: the other side of the late rule (LEDGER "Cancellation and
+ * expiry": a cancelled or expired invoice still pays out; only a transfer
+ * after settlement is late).
+ */
+export type ConformanceCase = 'allocation' | 'credited-once' | 'reversal' | 'one-sweep' | 'gas-wait' | 'late' | 'cancelled-paid';
 
 /**
  * Where a payout sender can die (ARCHITECTURE "Chains": signed and stored

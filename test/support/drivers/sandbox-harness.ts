@@ -46,6 +46,7 @@ async function startSandboxHarness(): Promise<DriverHarness> {
     },
 
     async pay(invoice, amount): Promise<Payment> {
+      app.clock.advance(1_000); // each simulated transfer at its own instant, as on a chain
       const key = newIdempotencyKey();
       const payload = { issuance_id: invoice.id, kind: 'transfer.confirmed', amount: amount.toString() };
       const response = await simulate(invoice, payload, key);
