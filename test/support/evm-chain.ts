@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { erc20Abi, parseAbi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import type { ChainAdapter } from '../../src/chains/index.js';
 import { deployContracts, deployTestStablecoin, type DeployedContracts } from '../../src/chains/evm/contracts/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from './anvil.js';
@@ -33,7 +34,13 @@ export interface ChainHarness {
  * adapter, watcher and payout tracker (nothing in-process is faked).
  */
 export async function startChainHarness(
-  options: { confirmations?: number; chainId?: number; env?: Record<string, string> } = {},
+  options: {
+    confirmations?: number;
+    chainId?: number;
+    env?: Record<string, string>;
+    /** Adapters consulted before the app's own (by chain id, read at each call): a test swaps in a sender that dies. */
+    liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
+  } = {},
 ): Promise<ChainHarness> {
   const confirmations = options.confirmations ?? 2;
   const anvil = await startAnvil({ chainId: options.chainId ?? 31337 });
@@ -75,7 +82,11 @@ export async function startChainHarness(
       ],
     }),
   );
-  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN, ...options.env }, new ManualClock(new Date()));
+  const app = await createTestApp(
+    { NETWORKS_FILE: file, ADMIN_TOKEN, ...options.env },
+    new ManualClock(new Date()),
+    options.liveChainAdapters === undefined ? {} : { liveChainAdapters: options.liveChainAdapters },
+  );
   return {
     anvil,
     app,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { TransferLedger } from '../../src/chains/ledger-ports.js';
+import type { SweepLedger, TransferLedger } from '../../src/chains/ledger-ports.js';
 import { listWatchedAddresses } from '../../src/allocation/index.js';
 import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
-import { payoutLedger } from '../../src/payouts/index.js';
+import { confirmPayout, payoutLedger, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from '../../src/payouts/index.js';
 import { newId } from '../../src/platform/crypto.js';
 import type { Executor } from '../../src/platform/database/database.js';
 
@@ -16,6 +16,20 @@ export const transferLedger: TransferLedger = {
   },
   // The app's own query (allocation `listWatchedAddresses`), as `src/live-chains.ts` wires it.
   watchedAddresses: listWatchedAddresses,
+};
+
+/** The real payouts ledger behind the payout tracker's port, as `src/live-chains.ts` wires it. */
+export const sweepLedger: SweepLedger = {
+  confirmPayout: async (trx, now, payout) => {
+    await confirmPayout(trx, { now }, payout);
+  },
+  revertPayout: async (trx, now, payout) => {
+    await revertPayout(trx, { now }, payout);
+  },
+  sweepFailed: async (trx, now, payout) => {
+    await recordFailedSweep(trx, { now }, payout);
+  },
+  relayerFunded: async (trx, now, network) => wakeWaitingGasPayouts(trx, network.chainId, now),
 };
 
 /**
