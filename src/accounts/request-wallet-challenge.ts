@@ -1,6 +1,7 @@
 import { getAddress, isAddress } from 'viem';
 import { generateSiweNonce } from 'viem/siwe';
 import type { Catalogue } from '../catalogue/index.js';
+import { familyRules } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import type { Executor } from '../platform/database/database.js';
@@ -19,7 +20,8 @@ export interface WalletChallengeDeps {
 /**
  * SPEC "Sign-in" POST /auth/wallet/challenge. The address may come in any
  * case; the message carries its checksummed form. The chain must be an
- * enabled EVM network of the catalogue (a ready token is not needed to sign in).
+ * enabled network of a family with wallet sign-in (EVM: SIWE) in the
+ * catalogue (a ready token is not needed to sign in).
  */
 export async function requestWalletChallenge(
   deps: WalletChallengeDeps,
@@ -27,7 +29,7 @@ export async function requestWalletChallenge(
 ): Promise<{ challengeId: string; message: string }> {
   if (!isAddress(input.address, { strict: false })) throw fieldError('invalid_address', 'address', 'must be an EVM address: 0x and 40 hex digits');
   const network = deps.catalogue.network(input.chainId);
-  if (network === undefined || network.family !== 'evm' || !network.enabled) {
+  if (network === undefined || !familyRules(network.family).walletSignIn || !network.enabled) {
     throw fieldError('unsupported_network', 'chain_id', 'must be the chain_id of an EVM network in GET /networks');
   }
 

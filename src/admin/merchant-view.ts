@@ -1,8 +1,8 @@
 import type { NetworkFamily } from '../catalogue/index.js';
+import { CHAIN_FAMILIES } from '../chains/index.js';
 import { activeInvoiceLimit, depositAddressLimit } from '../limits/index.js';
 import { teamLimit, type MerchantControlsRow, type MerchantFeeTermsRow } from '../merchants/index.js';
 
-const FAMILIES: readonly NetworkFamily[] = ['evm', 'tron', 'solana'];
 
 export interface FeeTermsView {
   readonly chain_id: number;
@@ -72,5 +72,5 @@ export function adminMerchantView(merchant: MerchantControlsRow, feeTerms: reado
 }
 
 function perFamily<T>(value: (family: NetworkFamily) => T): Record<NetworkFamily, T> {
-  return Object.fromEntries(FAMILIES.map((family) => [family, value(family)])) as Record<NetworkFamily, T>;
+  return Object.fromEntries(CHAIN_FAMILIES.map((family) => [family, value(family)])) as Record<NetworkFamily, T>;
 }

@@ -1,8 +1,6 @@
+import { addressCodec, CHAIN_FAMILIES } from '../chains/index.js';
 import {
   findMerchantPayoutSetup,
-  parseEvmPayoutAddress,
-  parseSolanaRecipient,
-  parseTronRecipient,
   writeServiceWallet,
   writeTronEnabled,
   type MerchantPayoutSetup,
@@ -14,8 +12,6 @@ import { fieldError } from '../platform/errors.js';
 import { insertAuditEntry } from './admin.repository.js';
 import { lockMerchantForOperator } from './get-merchant.js';
 import type { OperatorActor } from './operator.js';
-
-const FAMILIES: readonly WalletFamily[] = ['evm', 'solana', 'tron'];
 
 /**
  * PATCH /admin/v1/merchants/{id}/payout-setup and `ivory admin wallet`. A
@@ -83,13 +79,11 @@ async function payoutSetupView(db: Executor, merchantId: string): Promise<Payout
   const setup: MerchantPayoutSetup = await findMerchantPayoutSetup(db, merchantId);
   return {
     merchant_id: merchantId,
-    service_wallets: Object.fromEntries(FAMILIES.map((family) => [family, setup.wallets[family] ?? null])) as Record<WalletFamily, string | null>,
+    service_wallets: Object.fromEntries(CHAIN_FAMILIES.map((family) => [family, setup.wallets[family] ?? null])) as Record<WalletFamily, string | null>,
     tron_enabled: setup.tronEnabled,
   };
 }
 
 function parseWalletAddress(family: WalletFamily, address: string): string {
-  const field = `service_wallets.${family}`;
-  if (family === 'evm') return parseEvmPayoutAddress(address, field);
-  return family === 'solana' ? parseSolanaRecipient(address, field) : parseTronRecipient(address, field);
+  return addressCodec(family).parseRecipient(address, `service_wallets.${family}`);
 }

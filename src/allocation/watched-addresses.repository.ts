@@ -1,19 +1,20 @@
 import { sql } from 'kysely';
+import { addressCodec, type ChainFamily } from '../chains/index.js';
 import type { Executor } from '../platform/database/database.js';
 
-/** A live EVM issuance's payment address, as a chain watcher matches incoming transfers against it. */
+/** A live issuance's payment address, as a chain watcher matches incoming transfers against it. */
 export interface WatchedIssuanceAddress {
   readonly issuanceId: string;
-  /** Lower-case 0x address. */
+  /** The family's comparison key of the address (`AddressCodec.normalise`: lower case on EVM). */
   readonly address: string;
-  /** Lower-case token contract. */
+  /** The token contract or mint, normalised the same way. */
   readonly token: string;
   /** When the row last changed: the cursor of incremental loads. */
   readonly allocatedAt: Date;
 }
 
 /**
- * Every live EVM issuance of `chainId` that has an address, in (updated_at,
+ * Every live issuance of the family on `chainId` that has an address, in (updated_at,
  * id) order after `after` (all when null). The address is set once, with
  * `updated_at`; later changes only re-deliver a row the watcher already
  * knows. Cancelled and settled issuances stay watched: SPEC keeps their
@@ -21,6 +22,7 @@ export interface WatchedIssuanceAddress {
  */
 export async function listWatchedAddresses(
   executor: Executor,
+  family: ChainFamily,
   chainId: number,
   after: { readonly allocatedAt: Date; readonly issuanceId: string } | null,
 ): Promise<WatchedIssuanceAddress[]> {
@@ -28,10 +30,11 @@ export async function listWatchedAddresses(
     .selectFrom('issuances')
     .select(['id', 'address', 'token', 'updated_at'])
     .where('chain_id', '=', chainId)
-    .where('family', '=', 'evm')
+    .where('family', '=', family)
     .where('sandbox', '=', false)
     .where('address', 'is not', null);
   if (after !== null) query = query.where(sql<boolean>`(updated_at, id) > (${after.allocatedAt}, ${after.issuanceId}::uuid)`);
   const rows = await query.orderBy('updated_at').orderBy('id').execute();
-  return rows.map((row) => ({ issuanceId: row.id, address: (row.address ?? '').toLowerCase(), token: row.token.toLowerCase(), allocatedAt: row.updated_at }));
+  const codec = addressCodec(family);
+  return rows.map((row) => ({ issuanceId: row.id, address: codec.normalise(row.address ?? ''), token: codec.normalise(row.token), allocatedAt: row.updated_at }));
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { addressCodec } from '../chains/index.js';
 import type { Catalogue, IsLive, ListedNetwork, Network, NetworkFamily, PublicNetwork, Token } from './network.js';
 import { readCatalogueFile } from './read-catalogue-file.js';
 
@@ -16,7 +17,7 @@ export function loadCatalogue(file?: string): Catalogue {
 }
 
 function tokenKey(family: NetworkFamily, address: string): string {
-  return family === 'evm' ? address.toLowerCase() : address;
+  return addressCodec(family).normalise(address);
 }
 
 function buildCatalogue(file: string, networks: readonly Network[]): Catalogue {

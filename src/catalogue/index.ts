@@ -14,5 +14,4 @@ export type {
   Token,
   TokenIcon,
 } from './network.js';
-export { decodeBase58, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
 export { catalogueRoutes, PublicNetworkSchema } from './catalogue.routes.js';

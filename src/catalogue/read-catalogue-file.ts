@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { sha256Hex } from '../platform/crypto.js';
 import { feeFor, parseBaseUnits, parseDecimalAmount, units18, type FeeTerms } from '../money/index.js';
-import { checksummedEvmAddress, isChecksummedEvmAddress, isSolanaAddress, isTronAddress } from './addresses.js';
+import { addressCodec, CHAIN_FAMILIES } from '../chains/index.js';
 import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './network.js';
 
 /**
@@ -19,7 +19,6 @@ import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon 
  * Unknown fields are refused: a misspelt optional field would otherwise vanish.
  */
 
-const FAMILIES: readonly NetworkFamily[] = ['evm', 'tron', 'solana'];
 const MAX_TOKEN_DECIMALS = 36;
 const MAX_BPS = 10_000;
 /** Sweep amounts are compared exactly at the widest precision a token may have. */
@@ -173,7 +172,7 @@ function readNetwork(file: string, index: number, value: unknown): Network {
   const entry: Entry = new Entry(file, `networks[${index}] (chain_id ${chainId})`, value, NETWORK_FIELDS);
 
   const family = entry.string('family') as NetworkFamily;
-  if (!FAMILIES.includes(family)) entry.fail('family', `must be one of ${FAMILIES.join(', ')}`);
+  if (!CHAIN_FAMILIES.includes(family)) entry.fail('family', `must be one of ${CHAIN_FAMILIES.join(', ')}`);
 
   const explorerUrl = entry.string('explorer_url');
   if (!isWebUrl(explorerUrl)) entry.fail('explorer_url', 'must be an http(s) URL');
@@ -194,7 +193,7 @@ function readNetwork(file: string, index: number, value: unknown): Network {
   );
   const seenTokens = new Map<string, number>();
   tokenDrafts.forEach((token, tokenIndex) => {
-    const key = family === 'evm' ? token.address.toLowerCase() : token.address;
+    const key = addressCodec(family).normalise(token.address);
     const earlier = seenTokens.get(key);
     if (earlier !== undefined) entry.fail(`tokens[${tokenIndex}].address`, `repeats tokens[${earlier}]`);
     seenTokens.set(key, tokenIndex);
@@ -344,19 +343,9 @@ interface SweepAmount {
   comparable: bigint;
 }
 
-/** Why `address` is not a valid address of the family, or undefined when it is. */
+/** Why `address` is not a valid address of the family, or undefined when it is: the family's codec decides. */
 function addressProblem(family: NetworkFamily, address: string): string | undefined {
-  switch (family) {
-    case 'evm': {
-      if (isChecksummedEvmAddress(address)) return undefined;
-      const checksummed = checksummedEvmAddress(address);
-      return checksummed === undefined ? 'must be an EVM address' : `must be EIP-55 checksummed: ${checksummed}`;
-    }
-    case 'tron':
-      return isTronAddress(address) ? undefined : 'must be a Tron base58check address (34 characters, starting with T)';
-    case 'solana':
-      return isSolanaAddress(address) ? undefined : 'must be a Solana base58 address (32 bytes, 32-44 characters)';
-  }
+  return addressCodec(family).contractProblem(address);
 }
 
 function isWebUrl(text: string): boolean {

@@ -2,6 +2,9 @@ import type { ChainFamily } from './chain-network.js';
 import type { ChainAdapter, ChainAdapters } from './chain-adapter.js';
 import { sandboxAdapter } from './sandbox/sandbox-adapter.js';
 
+export { addressCodec, CHAIN_FAMILIES, familyRules, isChainFamily } from './families.js';
+export type { AddressCodec, PaymentRequest } from './address-codec.js';
+export type { FamilyRules } from './family-rules.js';
 export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken } from './chain-network.js';
 export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
 export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../platform/database/database.js';
+import type { ChainFamily } from './chain-network.js';
 
 /**
  * What every chain family's watcher and payout tracker need from the ledger
@@ -23,9 +24,9 @@ export interface ChainTransfer {
 /** A live issuance's payment address on one network. */
 export interface WatchedAddress {
   readonly issuanceId: string;
-  /** Lower-case 0x address. */
+  /** The family's comparison key of the address (`AddressCodec.normalise`; lower-case 0x on EVM). */
   readonly address: string;
-  /** Lower-case token contract the issuance is for. */
+  /** The token contract the issuance is for, normalised the same way. */
   readonly token: string;
   /** For incremental loading: rows are returned in (allocatedAt, issuanceId) order. */
   readonly allocatedAt: Date;
@@ -34,8 +35,8 @@ export interface WatchedAddress {
 export interface TransferLedger {
   /** `recordTransfer` of the issuances module, inside the caller's transaction. */
   recordTransfer(trx: Tx, now: Date, transfer: ChainTransfer): Promise<void>;
-  /** Live issuances on `chainId` with an address, allocated after `after` (all when null). */
-  watchedAddresses(db: Db, chainId: number, after: { readonly allocatedAt: Date; readonly issuanceId: string } | null): Promise<WatchedAddress[]>;
+  /** Live issuances of the family on `chainId` with an address, allocated after `after` (all when null), addresses normalised by the family's codec. */
+  watchedAddresses(db: Db, family: ChainFamily, chainId: number, after: { readonly allocatedAt: Date; readonly issuanceId: string } | null): Promise<WatchedAddress[]>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { addressCodec, familyRules } from '../chains/index.js';
 import { paymentUrl } from '../issuances/index.js';
 import { formatDecimal } from '../money/index.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './checkout-page-assets.js';
@@ -79,7 +80,7 @@ function statusPart(phase: CheckoutPhase, view: Checkout | CheckoutGroup, text: 
 }
 
 function sameToken(option: CheckoutOption, address: string): boolean {
-  return option.family === 'evm' ? address.toLowerCase() === option.token.toLowerCase() : address === option.token;
+  return addressCodec(option.family).same(address, option.token);
 }
 
 function tokenSymbol(option: CheckoutOption): string {
@@ -122,8 +123,7 @@ function safeWebUrl(value: string): string | undefined {
 function explorerTxUrl(option: CheckoutOption, hash: string): string | undefined {
   const explorer = option.sandbox ? undefined : safeWebUrl(option.network.explorer_url);
   if (explorer === undefined) return undefined;
-  const base = explorer.replace(/\/+$/, '');
-  return option.family === 'tron' ? `${base}/#/transaction/${hash}` : `${base}/tx/${hash}`;
+  return addressCodec(option.family).explorerTxUrl(explorer, hash);
 }
 
 function languageSwitch(lang: Lang, text: PageText): string {
@@ -190,8 +190,9 @@ function payParts(view: Checkout, phase: CheckoutPhase, text: PageText): string 
   const due = amountDue(view);
   const uri = paymentUri({ family: view.family, chainId: view.chain_id, token: view.token, tokenDecimals: view.token_decimals, address: view.address, amount: due });
   const links: string[] = [];
-  if (view.family !== 'tron') links.push(`<a class="button" id="open-wallet" href="${escapeHtml(uri)}">${escapeHtml(text.openInWallet)}</a>`);
-  if (view.family === 'evm' && due !== null) {
+  const rules = familyRules(view.family);
+  if (rules.paymentUriOpensWallet) links.push(`<a class="button" id="open-wallet" href="${escapeHtml(uri)}">${escapeHtml(text.openInWallet)}</a>`);
+  if (rules.browserWalletPayment && due !== null) {
     links.push(
       `<button id="wallet" class="primary" type="button" hidden data-chain="0x${view.chain_id.toString(16)}" data-token="${escapeHtml(view.token)}"` +
         ` data-to="${escapeHtml(view.address)}" data-amount="${due.toString()}">${escapeHtml(text.payWithBrowserWallet)}</button>`,

@@ -1,4 +1,5 @@
 import type { ListedNetwork } from '../catalogue/index.js';
+import type { ChainFamily } from '../chains/index.js';
 import type { Issuance, IssuanceGroup, IssuanceStatus } from '../issuances/index.js';
 import { groupStatus, paymentUrl } from '../issuances/index.js';
 
@@ -46,7 +47,7 @@ interface CheckoutCommon {
 
 /** SPEC "Checkout" without `payment_url`: the shape of a group's option. */
 export interface CheckoutOption extends CheckoutCommon {
-  family: string;
+  family: ChainFamily;
   chain_id: number;
   token: string;
   token_decimals: number;

@@ -1,27 +1,13 @@
 import QRCode from 'qrcode';
-import { formatDecimal } from '../money/index.js';
+import { addressCodec, type ChainFamily, type PaymentRequest } from '../chains/index.js';
 
 /**
- * The wallet payment request a phone wallet scans or opens (issue 12):
- * EIP-681 for EVM tokens, Solana Pay for Solana, the bare address for Tron
- * (Tron wallets have no common URI scheme). `amount` is in base units, null
- * when the payer chooses it (deposits).
+ * The wallet payment request a phone wallet scans or opens (issue 12), in the
+ * family's scheme (its address codec). `amount` is in base units, null when
+ * the payer chooses it (deposits).
  */
-export function paymentUri(option: {
-  readonly family: string;
-  readonly chainId: number;
-  readonly token: string;
-  readonly tokenDecimals: number;
-  readonly address: string;
-  readonly amount: bigint | null;
-}): string {
-  if (option.family === 'solana') {
-    const amount = option.amount === null ? '' : `amount=${formatDecimal(option.amount, option.tokenDecimals)}&`;
-    return `solana:${option.address}?${amount}spl-token=${option.token}`;
-  }
-  if (option.family === 'tron') return option.address;
-  const amount = option.amount === null ? '' : `&uint256=${option.amount.toString()}`;
-  return `ethereum:${option.token}@${option.chainId}/transfer?address=${option.address}${amount}`;
+export function paymentUri(option: PaymentRequest & { readonly family: ChainFamily }): string {
+  return addressCodec(option.family).paymentUri(option);
 }
 
 /** Quiet zone around the code, in modules: the 4 that ISO/IEC 18004 asks for. */

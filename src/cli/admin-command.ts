@@ -1,3 +1,4 @@
+import { CHAIN_FAMILIES } from '../chains/index.js';
 import { blockMerchant, CLI_ACTOR, getMerchantPayoutSetup, listAuditEntries, setMerchantPayoutSetup, unblockMerchant, type PayoutSetupChange } from '../admin/index.js';
 import { connectEventSubscribers } from '../events/index.js';
 import { connectPayoutLedger } from '../issuances/index.js';
@@ -33,7 +34,7 @@ const USAGE_ERRORS: ReadonlySet<string> = new Set(['invalid_reason', 'invalid_re
 const COMMANDS: Readonly<Record<string, readonly string[]>> = {
   block: ['merchant', 'reason'],
   unblock: ['merchant'],
-  wallet: ['merchant', 'evm', 'solana', 'tron', 'tron-enabled'],
+  wallet: ['merchant', ...CHAIN_FAMILIES, 'tron-enabled'],
   audit: ['limit'],
 };
 
@@ -107,7 +108,7 @@ function checkUsage(sub: string, values: Partial<Record<string, string>>): strin
 /** The flags of `ivory admin wallet` as an operator change; undefined when none is given (then the command prints). */
 function walletChange(values: Partial<Record<string, string>>): PayoutSetupChange | undefined {
   const wallets = Object.fromEntries(
-    (['evm', 'solana', 'tron'] as const).flatMap((family) => {
+    CHAIN_FAMILIES.flatMap((family) => {
       const value = values[family];
       return value === undefined ? [] : [[family, value === 'none' ? null : value]];
     }),

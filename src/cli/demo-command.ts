@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { familyRules, isChainFamily, type ChainFamily } from '../chains/index.js';
 import { parseCommandFlags } from './parse-command-flags.js';
 import { startWebhookReceiver, type ReceivedWebhook } from './webhook-receiver.js';
 
@@ -137,6 +138,9 @@ async function registerReceiver(client: DemoClient, shopId: string, deliveries: 
   return receiver;
 }
 
+/** What an older server that lists no `family` meant: it served EVM only. */
+const DEFAULT_FAMILY: ChainFamily = 'evm';
+
 interface CatalogueNetwork {
   readonly chain_id: number;
   readonly name: string;
@@ -145,10 +149,17 @@ interface CatalogueNetwork {
   readonly tokens: readonly { readonly address: string; readonly symbol: string; readonly decimals: number; readonly status?: string }[];
 }
 
-/** The first EVM network's first ready token whose minimum allows a 25-token invoice. */
+/**
+ * The first ready token whose minimum allows a 25-token invoice, on a network
+ * the demo's wallet signs in on (EVM) and a sandbox shop may use; a network
+ * without a family is an older server's, which knew EVM only.
+ */
 function pickSandboxToken(networks: readonly CatalogueNetwork[]) {
-  const evm = networks.filter((network) => (network.family ?? 'evm') === 'evm');
-  for (const network of evm) {
+  const usable = networks.filter((network) => {
+    const family = network.family ?? DEFAULT_FAMILY;
+    return isChainFamily(family) && familyRules(family).walletSignIn && familyRules(family).sandboxRefusal === undefined;
+  });
+  for (const network of usable) {
     if (Number(network.minimum_payment) > 25) continue;
     const token = network.tokens.find((candidate) => candidate.status === 'ready');
     if (token === undefined) continue;

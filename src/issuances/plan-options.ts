@@ -1,9 +1,9 @@
 import type { Catalogue, FeeTerms, Network, NetworkFamily } from '../catalogue/index.js';
-import type { ChainAdapters } from '../chains/index.js';
+import { familyRules, type ChainAdapters } from '../chains/index.js';
 import { feeExceedsAmount, parseBaseUnits, parseDecimalAmount } from '../money/index.js';
-import type { MerchantPayoutSetup } from '../merchants/index.js';
+import { merchantMayUse, type MerchantPayoutSetup } from '../merchants/index.js';
 import type { PayoutTarget } from '../platform/database/schema.js';
-import { IvoryError, fieldError, type ErrorCode } from '../platform/errors.js';
+import { IvoryError, fieldError } from '../platform/errors.js';
 import type { IssuanceRequest, RequestedOption } from './issuance-request.js';
 import { checkInvoiceAmountLimits } from '../limits/index.js';
 
@@ -100,12 +100,13 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
   const token = catalogue.token(option.chainId, option.token);
   if (token === undefined) throw fieldError('unsupported_asset', 'token', `is not a token of ${network.name} (chain_id ${network.chainId}): use an address from GET /networks`);
   const setup = deps.payoutSetup ?? NO_SERVICE_WALLET;
-  if (network.family === 'tron' && !setup.tronEnabled) throw new IvoryError('merchant_network_disabled');
-  if (shop.sandbox && network.family === 'solana') throw new IvoryError('solana_sandbox_unavailable');
+  const rules = familyRules(network.family);
+  if (!merchantMayUse(setup, network.family)) throw new IvoryError('merchant_network_disabled');
+  if (shop.sandbox && rules.sandboxRefusal !== undefined) throw new IvoryError(rules.sandboxRefusal);
   const payout = payoutOf(shop, network.family, setup);
   if (!shop.sandbox) {
     if (!token.ready) throw fieldError('asset_not_ready', 'token', `${token.symbol} on ${network.name} is not ready for live payments (no status "ready" in GET /networks)`);
-    if (payout.recipient === null) throw new IvoryError((payout.target === 'wallet' ? WALLET_MISSING : SETUP_REQUIRED)[network.family]);
+    if (payout.recipient === null) throw new IvoryError(payout.target === 'wallet' ? rules.serviceWalletMissing : rules.recipientMissing);
   }
   if (adapters.adapterFor(shop.sandbox, network.chainId, network.family) === undefined) throw fieldError('network_not_ready', 'chain_id', notLiveReason(network));
 
@@ -133,7 +134,7 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
     feeTerms,
     sweepThreshold,
     recipient: payout.recipient,
-    delegate: network.family === 'evm' ? shop.delegate : null,
+    delegate: rules.hasDelegate ? shop.delegate : null,
     payoutTarget: payout.target,
   };
 }
@@ -151,17 +152,12 @@ function notLiveReason(network: Network): string {
   );
 }
 
-const SETUP_REQUIRED: Readonly<Record<NetworkFamily, ErrorCode>> = {
-  evm: 'wallet_not_ready',
-  solana: 'solana_setup_required',
-  tron: 'tron_setup_required',
-};
-
-const WALLET_MISSING: Readonly<Record<NetworkFamily, ErrorCode>> = {
-  evm: 'wallet_not_ready',
-  solana: 'solana_bridge_unavailable',
-  tron: 'tron_bridge_unavailable',
-};
+/** The shop's payout columns of each family: storage, as the shops table names them. */
+const PAYOUT_COLUMNS = {
+  evm: { recipient: 'recipient', target: 'payout_target' },
+  tron: { recipient: 'tron_recipient', target: 'tron_payout_target' },
+  solana: { recipient: 'solana_recipient', target: 'solana_payout_target' },
+} as const satisfies Readonly<Record<NetworkFamily, { recipient: keyof ShopSnapshot; target: keyof ShopSnapshot }>>;
 
 /**
  * Where this family's payouts go, copied into the issuance: the shop's
@@ -169,11 +165,7 @@ const WALLET_MISSING: Readonly<Record<NetworkFamily, ErrorCode>> = {
  * as it is now (a later change of either reaches new issuances only).
  */
 function payoutOf(shop: ShopSnapshot, family: NetworkFamily, setup: MerchantPayoutSetup): { recipient: string | null; target: PayoutTarget } {
-  const chosen =
-    family === 'solana'
-      ? { recipient: shop.solana_recipient, target: shop.solana_payout_target }
-      : family === 'tron'
-        ? { recipient: shop.tron_recipient, target: shop.tron_payout_target }
-        : { recipient: shop.recipient, target: shop.payout_target };
+  const columns = PAYOUT_COLUMNS[family];
+  const chosen = { recipient: shop[columns.recipient], target: shop[columns.target] };
   return chosen.target === 'wallet' ? { recipient: setup.wallets[family] ?? null, target: 'wallet' } : chosen;
 }

@@ -14,8 +14,7 @@ export type { ShopRecord } from './shop.js';
 export { DEFAULT_TEAM_LIMIT, teamLimit } from './team-limit.js';
 export { findMerchantPayoutSetup, writeServiceWallet, writeTronEnabled } from './service-wallets.repository.js';
 export type { MerchantPayoutSetup, WalletFamily } from './service-wallets.repository.js';
-export { parseEvmPayoutAddress } from './shop.js';
-export { parseSolanaRecipient, parseTronRecipient } from './recipient-addresses.js';
+export { merchantMayUse } from './merchant-families.js';
 export {
   deleteMerchantFeeTerms,
   findMerchantControls,

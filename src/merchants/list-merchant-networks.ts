@@ -1,6 +1,8 @@
 import { listedNetwork, type Catalogue, type IsLive, type ListedNetwork } from '../catalogue/index.js';
+import { familyRules } from '../chains/index.js';
 import type { Executor } from '../platform/database/database.js';
 import type { Principal } from '../platform/http/principal.js';
+import { merchantMayUse } from './merchant-families.js';
 import { requireMerchantAccess } from './require-shop-access.js';
 import { findMerchantPayoutSetup } from './service-wallets.repository.js';
 
@@ -23,7 +25,7 @@ export async function listMerchantNetworks(
   const setup = await findMerchantPayoutSetup(db, access.merchantId);
   return networks.catalogue
     .publicNetworks()
-    .filter((network) => network.family !== 'tron' || setup.tronEnabled)
+    .filter((network) => merchantMayUse(setup, network.family))
     .map((network) => listedNetwork(network, networks.isLive))
-    .map((network) => (network.family === 'solana' ? { ...network, wallet_bridge: setup.wallets.solana !== undefined } : network));
+    .map((network) => (familyRules(network.family).listsWalletBridge ? { ...network, wallet_bridge: setup.wallets[network.family] !== undefined } : network));
 }

@@ -1,4 +1,5 @@
 import { sql, type AliasableExpression, type Expression, type InferResult, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import type { ChainFamily } from '../chains/index.js';
 import { compiledOnce } from '../platform/database/compiled-query.js';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { feeTermsOf, selectFeeTerms, type MerchantIssuanceTerms } from './merchant-controls.repository.js';
@@ -218,14 +219,21 @@ export async function updateShop(db: Executor, shopId: string, changes: ShopChan
   return db.updateTable('shops').set({ ...changes, updated_at: now }).where('id', '=', shopId).returningAll().executeTakeFirstOrThrow();
 }
 
-export type RecipientFamily = 'solana' | 'tron';
+/**
+ * The families whose shop recipient has a column and a route of its own
+ * (`/shops/{id}/{family}-recipient`), and that column: storage, not a rule.
+ * The EVM recipient is the shop's `recipient`, set with the shop.
+ */
+export const RECIPIENT_COLUMNS = { solana: 'solana_recipient', tron: 'tron_recipient' } as const satisfies Partial<Record<ChainFamily, keyof ShopRow>>;
+
+export type RecipientFamily = keyof typeof RECIPIENT_COLUMNS;
+
+export const RECIPIENT_FAMILIES = Object.keys(RECIPIENT_COLUMNS) as RecipientFamily[];
 
 export async function writeFamilyRecipient(db: Executor, shopId: string, family: RecipientFamily, address: string, now: Date): Promise<void> {
-  await db
-    .updateTable('shops')
-    .set(family === 'solana' ? { solana_recipient: address, updated_at: now } : { tron_recipient: address, updated_at: now })
-    .where('id', '=', shopId)
-    .execute();
+  const changes: Updateable<ShopsTable> = { updated_at: now };
+  changes[RECIPIENT_COLUMNS[family]] = address;
+  await db.updateTable('shops').set(changes).where('id', '=', shopId).execute();
 }
 
 /** Active shops of a merchant, oldest first; `onlyShopIds` narrows to those (a shop-scoped grant or key). */

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { Catalogue, IsLive } from '../catalogue/index.js';
+import { familyRules } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/database/database.js';
@@ -12,7 +13,7 @@ import { getBrandingAsset } from './get-branding-asset.js';
 import { getShopRecipient } from './get-shop-recipient.js';
 import { listMerchantNetworks } from './list-merchant-networks.js';
 import { listShops } from './list-shops.js';
-import type { RecipientFamily } from './merchants.repository.js';
+import { RECIPIENT_FAMILIES } from './merchants.repository.js';
 import { requireShopAccess } from './require-shop-access.js';
 import { replyShopIdempotent } from './reply-shop-idempotent.js';
 import { LOGO_OUTPUT_SIDE, setShopBranding } from './set-shop-branding.js';
@@ -203,7 +204,7 @@ export async function merchantsRoutes(
     },
   );
 
-  for (const family of ['solana', 'tron'] as const satisfies readonly RecipientFamily[]) {
+  for (const family of RECIPIENT_FAMILIES) {
     const path = `/shops/:shop_id/${family}-recipient`;
     api.get(path, { schema: { params: ShopParams }, config: { auth: SESSION_OR_KEY } }, async (request) =>
       getShopRecipient(db, principalOf(request), request.params.shop_id, family),
@@ -215,7 +216,7 @@ export async function merchantsRoutes(
         config: {
           auth: SESSION_FRESH_MFA,
           idempotent: true,
-          fieldErrors: { address: family === 'solana' ? 'invalid_solana_address' : 'invalid_tron_address' },
+          fieldErrors: { address: familyRules(family).malformedRecipient },
         },
       },
       async (request, reply) =>

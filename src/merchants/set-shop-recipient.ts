@@ -1,10 +1,11 @@
 import type { Catalogue } from '../catalogue/index.js';
+import { addressCodec, familyRules } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { IvoryError, fieldError } from '../platform/errors.js';
 import type { Principal } from '../platform/http/principal.js';
-import { writeFamilyRecipient, type RecipientFamily } from './merchants.repository.js';
-import { parseSolanaRecipient, parseTronRecipient } from './recipient-addresses.js';
+import { RECIPIENT_COLUMNS, writeFamilyRecipient, type RecipientFamily } from './merchants.repository.js';
+import { merchantMayUse } from './merchant-families.js';
 import { requireShopAccess } from './require-shop-access.js';
 import { findMerchantPayoutSetup, isServiceWalletAddress } from './service-wallets.repository.js';
 
@@ -25,24 +26,23 @@ export async function setShopRecipient(
   rawAddress: string,
 ): Promise<{ address: string }> {
   const { shop, merchantId } = await requireShopAccess(trx, principal, shopId, 'owner', { lock: true });
-  if (family === 'tron' && !(await findMerchantPayoutSetup(trx, merchantId)).tronEnabled) throw new IvoryError('merchant_network_disabled');
-  const address = family === 'solana' ? parseSolanaRecipient(rawAddress) : parseTronRecipient(rawAddress);
-  const current = family === 'solana' ? shop.solana_recipient : shop.tron_recipient;
+  const rules = familyRules(family);
+  if (rules.needsMerchantOptIn && !merchantMayUse(await findMerchantPayoutSetup(trx, merchantId), family)) throw new IvoryError('merchant_network_disabled');
+  const address = addressCodec(family).parseRecipient(rawAddress, 'address');
+  const current = shop[RECIPIENT_COLUMNS[family]];
   if (current !== null && current !== '') {
     if (current !== address) {
-      throw fieldError('shop_addresses_immutable', 'address', `the shop's ${FAMILY_NAMES[family]} recipient is already set and cannot change; sending the same address again succeeds`);
+      throw fieldError('shop_addresses_immutable', 'address', `the shop's ${rules.displayName} recipient is already set and cannot change; sending the same address again succeeds`);
     }
     return { address };
   }
   if (await isServiceAddress(trx, deps.catalogue, family, address)) {
     const reason = "is one of this service's own addresses (a token contract or mint, a fee wallet, a service wallet): use your own wallet";
-    throw fieldError(family === 'solana' ? 'invalid_solana_address' : 'invalid_tron_recipient', 'address', reason);
+    throw fieldError(rules.ownAddressRecipient, 'address', reason);
   }
   await writeFamilyRecipient(trx, shop.id, family, address, deps.clock.now());
   return { address };
 }
-
-const FAMILY_NAMES: Readonly<Record<RecipientFamily, string>> = { solana: 'Solana', tron: 'Tron' };
 
 /**
  * SPEC "Errors": a service address is refused as a recipient (Solana
@@ -54,7 +54,8 @@ const FAMILY_NAMES: Readonly<Record<RecipientFamily, string>> = { solana: 'Solan
 async function isServiceAddress(db: Executor, catalogue: Catalogue, family: RecipientFamily, address: string): Promise<boolean> {
   for (const network of catalogue.networks()) {
     if (network.family !== family) continue;
-    if (network.tokens.some((token) => token.address === address) || network.chain?.feeWallet === address) return true;
+    const codec = addressCodec(family);
+    if (network.tokens.some((token) => codec.same(token.address, address)) || (network.chain?.feeWallet !== undefined && codec.same(network.chain.feeWallet, address))) return true;
   }
   return isServiceWalletAddress(db, family, address);
 }

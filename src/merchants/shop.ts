@@ -1,4 +1,4 @@
-import { getAddress, isAddress } from 'viem';
+import { addressCodec, type ChainFamily } from '../chains/index.js';
 import type { PayoutTarget } from '../platform/database/schema.js';
 import { fieldError } from '../platform/errors.js';
 import type { ShopRow } from './merchants.repository.js';
@@ -6,7 +6,6 @@ import type { ShopRow } from './merchants.repository.js';
 /** SPEC leaves the length of names unshown; 100 characters after trimming is ours. */
 export const NAME_MAX_LENGTH = 100;
 const CONTROL_CHARACTERS = /\p{Cc}/u;
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** A display name: trimmed, 1..100 characters, no control characters (NUL cannot even be stored). */
 export function parseName(raw: string, field = 'name'): string {
@@ -19,19 +18,14 @@ export function parseName(raw: string, field = 'name'): string {
 }
 
 /**
- * An EVM payout address (recipient or delegate), stored in EIP-55 form.
- * Mixed case must carry a valid checksum (a typo in a mixed-case address is
- * caught); all lower case has none to check and is accepted. The zero address
- * burns funds and is refused.
+ * A shop's own `recipient` and `delegate` columns are its EVM payout addresses
+ * (SPEC "Shop"); the other families' recipients have columns of their own.
  */
+const SHOP_COLUMNS_FAMILY: ChainFamily = 'evm';
+
+/** An EVM payout address (recipient or delegate), as the family's codec parses it: stored in EIP-55 form. */
 export function parseEvmPayoutAddress(raw: string, field: string): string {
-  if (!isAddress(raw, { strict: false })) throw fieldError('invalid_recipient', field, 'must be an EVM address: 0x and 40 hex digits');
-  if (!isAddress(raw, { strict: true })) {
-    throw fieldError('invalid_recipient', field, `has a wrong EIP-55 checksum (a typo?): mixed case must match ${getAddress(raw)}, or send it all lower case`);
-  }
-  const address = getAddress(raw);
-  if (address === ZERO_ADDRESS) throw fieldError('invalid_recipient', field, 'must not be the zero address, which burns funds');
-  return address;
+  return addressCodec(SHOP_COLUMNS_FAMILY).parseRecipient(raw, field);
 }
 
 /**

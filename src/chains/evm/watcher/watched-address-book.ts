@@ -30,7 +30,7 @@ export class WatchedAddressBook {
   async refresh(db: Db, ledger: TransferLedger, chainId: number): Promise<void> {
     const newest = this.#newest;
     const after = newest === null ? null : { allocatedAt: new Date(newest.allocatedAt.getTime() - this.#overlapMs), issuanceId: NIL_UUID };
-    for (const watched of await ledger.watchedAddresses(db, chainId, after)) {
+    for (const watched of await ledger.watchedAddresses(db, 'evm', chainId, after)) {
       this.#byAddress.set(watched.address.toLowerCase(), watched);
       if (this.#newest === null || watched.allocatedAt.getTime() >= this.#newest.allocatedAt.getTime()) this.#newest = watched;
     }

@@ -1,0 +1,18 @@
+import type { FamilyRules } from '../family-rules.js';
+
+export const evmFamilyRules: FamilyRules = {
+  family: 'evm',
+  displayName: 'EVM',
+  hasDelegate: true,
+  paymentUriOpensWallet: true,
+  browserWalletPayment: true,
+  walletSignIn: true,
+  sandboxRefusal: undefined,
+  needsMerchantOptIn: false,
+  listsWalletBridge: false,
+  // EVM payouts need the wallet set up either way: one code for both.
+  recipientMissing: 'wallet_not_ready',
+  serviceWalletMissing: 'wallet_not_ready',
+  malformedRecipient: 'invalid_recipient',
+  ownAddressRecipient: 'invalid_recipient',
+};

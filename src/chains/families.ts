@@ -1,0 +1,27 @@
+import type { AddressCodec } from './address-codec.js';
+import type { ChainFamily } from './chain-network.js';
+import type { FamilyRules } from './family-rules.js';
+import { evmAddressCodec } from './evm/evm-address-codec.js';
+import { evmFamilyRules } from './evm/evm-family-rules.js';
+import { solanaAddressCodec } from './solana/solana-address-codec.js';
+import { solanaFamilyRules } from './solana/solana-family-rules.js';
+import { tronAddressCodec } from './tron/tron-address-codec.js';
+import { tronFamilyRules } from './tron/tron-family-rules.js';
+
+/** Every family, in the order lists and messages show them. */
+export const CHAIN_FAMILIES: readonly ChainFamily[] = ['evm', 'tron', 'solana'];
+
+const CODECS: Readonly<Record<ChainFamily, AddressCodec>> = { evm: evmAddressCodec, tron: tronAddressCodec, solana: solanaAddressCodec };
+const RULES: Readonly<Record<ChainFamily, FamilyRules>> = { evm: evmFamilyRules, tron: tronFamilyRules, solana: solanaFamilyRules };
+
+export function isChainFamily(text: string): text is ChainFamily {
+  return (CHAIN_FAMILIES as readonly string[]).includes(text);
+}
+
+export function addressCodec(family: ChainFamily): AddressCodec {
+  return CODECS[family];
+}
+
+export function familyRules(family: ChainFamily): FamilyRules {
+  return RULES[family];
+}

@@ -1,0 +1,18 @@
+import type { FamilyRules } from '../family-rules.js';
+
+export const solanaFamilyRules: FamilyRules = {
+  family: 'solana',
+  displayName: 'Solana',
+  hasDelegate: false,
+  paymentUriOpensWallet: true,
+  browserWalletPayment: false,
+  walletSignIn: false,
+  // SPEC "Errors": a sandbox shop on Solana is refused.
+  sandboxRefusal: 'solana_sandbox_unavailable',
+  needsMerchantOptIn: false,
+  listsWalletBridge: true,
+  recipientMissing: 'solana_setup_required',
+  serviceWalletMissing: 'solana_bridge_unavailable',
+  malformedRecipient: 'invalid_solana_address',
+  ownAddressRecipient: 'invalid_solana_address',
+};
