@@ -87,6 +87,7 @@ const STATUS_BY_CODE = {
   invalid_code: 400, // a TOTP code wrong, malformed or already used, or a recovery code unknown or used (decision 0012)
   passkey_challenge_invalid: 400, // a passkey ceremony unknown, expired, already finished or begun by another session: begin again
   invalid_passkey: 400, // the authenticator's answer was refused (origin, challenge, signature, counter, unknown credential, malformed)
+  unavailable: 503, // the database cannot be reached right now (restart, failover): nothing was done; retry after Retry-After
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

@@ -35,8 +35,13 @@ const NUMERIC = 1700;
 pg.types.setTypeParser(INT8, (value) => value);
 pg.types.setTypeParser(NUMERIC, (value) => value);
 
+/** How long a request waits for a database connection when the server is unreachable. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 export async function openPostgres(connectionString: string, poolSize = 10): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // A server that is down must not hold requests until their clients give up: a new
+  // connection waits at most this long, then the request is answered 503 `unavailable`.
+  const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
   // An idle client can lose its server (restart, failover, admin command); pg
   // then emits 'error' on the pool, which would crash the process unhandled.
   // The pool drops that client and the next query opens a fresh one.

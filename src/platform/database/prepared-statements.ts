@@ -40,6 +40,10 @@ export class PreparedStatementPool implements PostgresPool {
     const client = await this.#pool.connect();
     let wrapped = this.#clients.get(client);
     if (wrapped === undefined) {
+      // pg-pool listens for errors on idle clients only: a checked-out one whose server goes
+      // away between two queries would emit 'error' unheard and crash the process. The
+      // next query on it fails instead (answered 503 `unavailable`), and the pool drops it on release.
+      client.on('error', () => {});
       const send = (text: string, values: readonly unknown[]) => {
         const name = values.length === 0 ? undefined : this.#nameOf(text);
         return client.query(name === undefined ? { text, values: [...values] } : { name, text, values: [...values] });

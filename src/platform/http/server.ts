@@ -10,6 +10,7 @@ import { readIdempotencyKey } from './idempotency.js';
 import { loggerOptions } from '../logging.js';
 import { requestIdOf } from './request-id.js';
 import { WHOLE_BODY, describeViolation } from './validation-details.js';
+import { isDatabaseUnavailable } from '../database/retry.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -256,10 +257,18 @@ function sendError(error: FastifyError | IvoryError, request: FastifyRequest, re
   const refusal = refusalOfFrameworkError(error, request);
   if (refusal !== undefined) return reply.status(statusOf(refusal)).send(errorEnvelope(refusal.code, refusal.details));
   if (error.statusCode === 404) return reply.status(404).send(errorEnvelope('not_found'));
+  if (isDatabaseUnavailable(error)) {
+    // A restart or failover of the database: nothing was committed, the client may retry as is.
+    request.log.warn({ err: error, requestId: request.id }, 'database unavailable');
+    return reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)).send(errorEnvelope('unavailable'));
+  }
   // Anything else is ours to fix: log it with the request id, answer a bare 500.
   request.log.error({ err: error, requestId: request.id }, 'unhandled error');
   return reply.status(500).send(errorEnvelope('internal_error'));
 }
+
+/** Seconds a client waits before retrying a request refused while the database was unreachable. */
+const UNAVAILABLE_RETRY_AFTER_S = 5;
 
 const CONTENT_TYPE_PROBLEM = { field: 'Content-Type', reason: 'must be application/json' } as const;
 const NOT_JSON = { field: WHOLE_BODY, reason: 'is not valid JSON' } as const;
