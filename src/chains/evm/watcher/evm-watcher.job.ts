@@ -101,7 +101,9 @@ export class EvmWatcherJob implements Job {
     };
     this.#ledgerWorkers = Math.max(1, options.ledgerWorkers ?? 1);
     this.#ledgerBatchSize = Math.max(1, options.ledgerBatchSize ?? 200);
-    this.#backoff = options.backoff ?? { initialMs: Math.max(250, network.pollIntervalMs), maxMs: 30_000 };
+    // A failing node is asked again at most 20 polls later (between 5 and 30 s): a network polled
+    // often recovers as quickly after its node heals as it noticed a payment before.
+    this.#backoff = options.backoff ?? { initialMs: Math.max(250, network.pollIntervalMs), maxMs: Math.min(30_000, Math.max(5_000, 20 * network.pollIntervalMs)) };
   }
 
   /** Blocks scanned, transfers confirmed and ledger rows told in this pass; 0 when idle or backing off. */
