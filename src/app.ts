@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyBaseLogger } from 'fastify';
 import { ADMIN_PREFIX, adminRoutes } from './admin/index.js';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
-import { createChainAdapters, type ChainAdapter } from './chains/index.js';
+import { createChainAdapters, type ChainAdapter, type FamilyAdapters } from './chains/index.js';
 import { connectEventSubscribers } from './events/index.js';
 import { connectPayoutLedger } from './issuances/index.js';
 import { payoutLedger } from './payouts/index.js';
@@ -39,8 +39,9 @@ export interface BuildOptions {
   readonly clock?: Clock;
   readonly catalogue?: Catalogue;
   /**
-   * In-process adapters of live networks, by chain id, beside (and before) the
-   * EVM networks the catalogue lists with an `rpc_url`; tests register
+   * In-process adapters of live networks, by chain id (serving the family the
+   * catalogue gives the chain), beside (and before) the running family
+   * drivers' networks; tests register
    * recording ones here. Sandbox issuances always use the sandbox adapter.
    */
   readonly liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
@@ -94,7 +95,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
 
   const secrets = new SecretBox(secretKey(config));
   const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log });
-  const chains = createChainAdapters(options.liveChainAdapters ?? new Map(), live.evm.adapters);
+  const chains = createChainAdapters(byFamily(catalogue, options.liveChainAdapters ?? new Map()), live.adapters);
   const context: AppContext = {
     config,
     db: database.db,
@@ -120,7 +121,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   // Mail is sent only by this worker, from rows (ARCHITECTURE rule 1); without SMTP_URL it is logged.
   const mailTransport =
     config.smtpUrl === undefined ? logTransport(server.log) : smtpTransport(config.smtpUrl, defaultSender(config.brand, config.publicUrl));
-  const jobs: Job[] = [...live.evm.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
+  const jobs: Job[] = [...live.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
   await server.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: 'none' } }, async () => server.swagger());
@@ -148,6 +149,16 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
       if (options.database === undefined) await database.close();
     },
   };
+}
+
+/** In-process adapters serve the family the catalogue gives their chain; a chain it does not list has no issuances to serve. */
+function byFamily(catalogue: Catalogue, adapters: ReadonlyMap<number, ChainAdapter>): FamilyAdapters {
+  const grouped: { -readonly [Family in keyof FamilyAdapters]: Map<number, ChainAdapter> } = {};
+  for (const [chainId, adapter] of adapters) {
+    const family = catalogue.network(chainId)?.family;
+    if (family !== undefined) (grouped[family] ??= new Map()).set(chainId, adapter);
+  }
+  return grouped;
 }
 
 function limits(config: Config) {

@@ -1,12 +1,13 @@
 import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue, IsLive } from './catalogue/index.js';
-import { startEvmChains, type ChainAdapters, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
+import { familyDrivers, type ChainAdapters, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
 import { recordTransfer } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
 import type { Db } from './platform/database/database.js';
+import type { Job } from './platform/jobs.js';
 import type { IvoryServer } from './platform/http/server.js';
 
 /**
@@ -47,26 +48,46 @@ export function networkLiveness(catalogue: Catalogue, chains: ChainAdapters): Is
   };
 }
 
-/** The live EVM networks of the catalogue, their workers, and what the operator sees of them. */
+/** The running families of this deployment: their adapters, their workers, and what the operator sees of them. */
+export interface LiveChains {
+  readonly adapters: FamilyAdapters;
+  readonly jobs: readonly Job[];
+  readonly listLiveNetworks: ListLiveNetworks;
+}
+
+/**
+ * Starts every registered family driver with the catalogue's networks of its
+ * family. A family without a driver starts nothing: its networks stay listed
+ * and not live.
+ */
 export async function startLiveChains(deps: {
   readonly db: Db;
   readonly secrets: SecretBox;
   readonly clock: Clock;
   readonly catalogue: Catalogue;
   readonly log: IvoryServer['log'];
-}): Promise<{ readonly evm: EvmChains; readonly listLiveNetworks: ListLiveNetworks }> {
-  const evm = await startEvmChains({
-    db: deps.db,
-    secrets: deps.secrets,
-    clock: deps.clock,
-    log: deps.log,
-    networks: deps.catalogue.networks(),
-    transferLedger,
-    sweepLedger,
-  });
-  const listLiveNetworks: ListLiveNetworks = async () =>
-    Promise.all(
-      (await evm.status()).map(async (network) => ({
+}): Promise<LiveChains> {
+  const adapters: { -readonly [Family in keyof FamilyAdapters]: FamilyAdapters[Family] } = {};
+  const jobs: Job[] = [];
+  const running: { status(): Promise<LiveNetworkState[]> }[] = [];
+  for (const driver of familyDrivers) {
+    const family = await driver.start({
+      db: deps.db,
+      secrets: deps.secrets,
+      clock: deps.clock,
+      log: deps.log,
+      networks: deps.catalogue.networks().filter((network) => network.family === driver.family),
+      transferLedger,
+      sweepLedger,
+    });
+    adapters[driver.family] = family.adapters;
+    jobs.push(...family.jobs);
+    running.push(family);
+  }
+  const listLiveNetworks: ListLiveNetworks = async () => {
+    const states = (await Promise.all(running.map((family) => family.status()))).flat();
+    return Promise.all(
+      states.map(async (network) => ({
         chain_id: network.chainId,
         name: network.name,
         relayer_address: network.relayerAddress,
@@ -77,5 +98,6 @@ export async function startLiveChains(deps: {
         confirmations: network.confirmations,
       })),
     );
-  return { evm, listLiveNetworks };
+  };
+  return { adapters, jobs, listLiveNetworks };
 }
