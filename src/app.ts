@@ -6,10 +6,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ADMIN_PREFIX, adminRoutes } from './admin/index.js';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
 import { createChainAdapters, type ChainAdapter, type FamilyAdapters } from './chains/index.js';
-import { connectEventSubscribers } from './events/index.js';
-import { connectPayoutLedger } from './issuances/index.js';
-import { payoutLedger } from './payouts/index.js';
-import { fanOutEvent } from './webhook-delivery/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
@@ -28,6 +24,7 @@ import { sessionCookieSettings } from './platform/http/session-cookie.js';
 import { modules } from './modules.js';
 import { openApiOptions } from './openapi/index.js';
 import { networkLiveness, startLiveChains } from './live-chains.js';
+import { ledgerPorts } from './ledger-ports.js';
 import { registerMetrics } from './operations.js';
 
 export interface BuildOptions {
@@ -64,10 +61,6 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const catalogue = options.catalogue ?? loadCatalogue(config.networksFile);
   const database = options.database ?? (await openConfiguredDatabase(config));
   await migrate(database.db);
-  // Module reactions wired here, so that no module imports one that builds on it (ARCHITECTURE "Boundaries").
-  connectPayoutLedger(payoutLedger);
-  // ARCHITECTURE rule 1: deliveries are written in the transaction that writes their event.
-  connectEventSubscribers([fanOutEvent]);
 
   // ioredis is loaded only when configured: it is a noticeable part of start-up time otherwise.
   const rateLimiter: RateLimiter = config.redisUrl
@@ -94,7 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const unlistenApiKeys = await database.listen(API_KEYS_CHANNEL, { onMessage: () => apiKeyCache.clear(), onGap: () => apiKeyCache.clear() });
 
   const secrets = new SecretBox(secretKey(config));
-  const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log });
+  const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log, ledger: ledgerPorts });
   const chains = createChainAdapters(byFamily(catalogue, options.liveChainAdapters ?? new Map()), live.adapters);
   const context: AppContext = {
     config,
@@ -106,12 +99,13 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     isLive: networkLiveness(catalogue, chains),
     log: server.log,
     apiKeyCache,
+    ledger: ledgerPorts,
   };
 
   await server.register(swagger, openApiOptions({ brand: config.brand, publicUrl: config.publicUrl }));
   await server.register(async (root) => healthRoutes(root, { db: database.db }));
   await server.register(
-    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue }),
+    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue, ledger: ledgerPorts }),
     { prefix: ADMIN_PREFIX },
   );
   for (const module of modules) {

@@ -2,7 +2,7 @@ import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue, IsLive } from './catalogue/index.js';
 import { familyDrivers, type ChainAdapters, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
-import { recordTransfer } from './issuances/index.js';
+import { recordTransfer, type LedgerPorts } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
@@ -14,27 +14,30 @@ import type { IvoryServer } from './platform/http/server.js';
  * What the chain watchers and relayers may do to the ledger, wired here so
  * that `chains/` imports no business module (ARCHITECTURE "Boundaries").
  */
-const transferLedger: TransferLedger = {
-  async recordTransfer(trx, now, transfer) {
-    await recordTransfer(trx, { now }, transfer);
-  },
-  watchedAddresses: listWatchedAddresses,
-};
-
-const sweepLedger: SweepLedger = {
-  async confirmPayout(trx, now, input) {
-    await confirmPayout(trx, { now }, input);
-  },
-  async revertPayout(trx, now, input) {
-    await revertPayout(trx, { now }, input);
-  },
-  async sweepFailed(trx, now, input) {
-    await recordFailedSweep(trx, { now }, input);
-  },
-  async relayerFunded(trx, now, network) {
-    return wakeWaitingGasPayouts(trx, network.chainId, now);
-  },
-};
+function chainLedgers(ledger: LedgerPorts): { transferLedger: TransferLedger; sweepLedger: SweepLedger } {
+  return {
+    transferLedger: {
+      async recordTransfer(trx, now, transfer) {
+        await recordTransfer(trx, { now, ledger }, transfer);
+      },
+      watchedAddresses: listWatchedAddresses,
+    },
+    sweepLedger: {
+      async confirmPayout(trx, now, input) {
+        await confirmPayout(trx, { now, ledger }, input);
+      },
+      async revertPayout(trx, now, input) {
+        await revertPayout(trx, { now, ledger }, input);
+      },
+      async sweepFailed(trx, now, input) {
+        await recordFailedSweep(trx, { now, ledger }, input);
+      },
+      async relayerFunded(trx, now, network) {
+        return wakeWaitingGasPayouts(trx, network.chainId, now);
+      },
+    },
+  };
+}
 
 /**
  * Decision 0023: a network is live on this deployment when it is enabled and
@@ -66,7 +69,9 @@ export async function startLiveChains(deps: {
   readonly clock: Clock;
   readonly catalogue: Catalogue;
   readonly log: IvoryServer['log'];
+  readonly ledger: LedgerPorts;
 }): Promise<LiveChains> {
+  const { transferLedger, sweepLedger } = chainLedgers(deps.ledger);
   const adapters: { -readonly [Family in keyof FamilyAdapters]: FamilyAdapters[Family] } = {};
   const jobs: Job[] = [];
   const running: { status(): Promise<LiveNetworkState[]> }[] = [];

@@ -1,18 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { TransferLedger } from '../../src/chains/ledger-ports.js';
 import { listWatchedAddresses } from '../../src/allocation/index.js';
-import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
-import { payoutLedger } from '../../src/payouts/index.js';
+import { recordTransfer } from '../../src/issuances/index.js';
+import { ledgerPorts } from '../../src/ledger-ports.js';
 import { newId } from '../../src/platform/crypto.js';
 import type { Executor } from '../../src/platform/database/database.js';
-
-// What the composition root does once at start (app.ts): the ledger's payouts.
-connectPayoutLedger(payoutLedger);
 
 /** The real ledger behind the watcher's port. */
 export const transferLedger: TransferLedger = {
   recordTransfer: async (trx, now, transfer) => {
-    await recordTransfer(trx, { now }, transfer);
+    await recordTransfer(trx, { now, ledger: ledgerPorts }, transfer);
   },
   // The app's own query (allocation `listWatchedAddresses`), as `src/live-chains.ts` wires it.
   watchedAddresses: listWatchedAddresses,
