@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyBaseLogger } from 'fastify';
 import { ADMIN_PREFIX, adminRoutes } from './admin/index.js';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
-import { createChainAdapters, type ChainAdapter, type FamilyAdapters } from './chains/index.js';
+import { createChainAdapters, familyAccess, type ChainAdapter, type ChainFamily, type FamilyAdapters } from './chains/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
@@ -145,14 +145,17 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   };
 }
 
-/** In-process adapters serve the family the catalogue gives their chain; a chain it does not list has no issuances to serve. */
+/**
+ * In-process adapters serve the family the catalogue gives their chain; a
+ * chain it does not list has no issuances to serve. Read at each lookup, not
+ * copied: tests swap a network's adapter after the app is built (a restart,
+ * as far as the chain can tell).
+ */
 function byFamily(catalogue: Catalogue, adapters: ReadonlyMap<number, ChainAdapter>): FamilyAdapters {
-  const grouped: { -readonly [Family in keyof FamilyAdapters]: Map<number, ChainAdapter> } = {};
-  for (const [chainId, adapter] of adapters) {
-    const family = catalogue.network(chainId)?.family;
-    if (family !== undefined) (grouped[family] ??= new Map()).set(chainId, adapter);
-  }
-  return grouped;
+  const servedAs = (family: ChainFamily) => ({
+    get: (chainId: number) => (catalogue.network(chainId)?.family === family ? adapters.get(chainId) : undefined),
+  });
+  return Object.fromEntries((Object.keys(familyAccess) as ChainFamily[]).map((family) => [family, servedAs(family)]));
 }
 
 function limits(config: Config) {

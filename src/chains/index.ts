@@ -13,8 +13,11 @@ export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
 export { readScanLags } from './evm/watcher/scan-lag.repository.js';
 export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
 
+/** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */
+export type AdapterLookup = Pick<ReadonlyMap<number, ChainAdapter>, 'get'>;
+
 /** Live adapters by family, each by chain id: a chain id names a network only together with its family. */
-export type FamilyAdapters = { readonly [Family in ChainFamily]?: ReadonlyMap<number, ChainAdapter> };
+export type FamilyAdapters = { readonly [Family in ChainFamily]?: AdapterLookup };
 
 /**
  * The adapters of this deployment: the sandbox adapter serves every sandbox

@@ -67,5 +67,8 @@ function readRpcUrls(section: AccessSection, fail: AccessFail): readonly [string
       urls.push(url);
     });
   }
-  return Object.freeze(urls) as unknown as readonly [string, ...string[]];
+  const [first, ...rest] = urls;
+  // Unreachable: the caller asks only when rpc_url or rpc_urls is given, and rpc_urls is never empty.
+  if (first === undefined) fail('rpc_url', 'missing');
+  return Object.freeze([first, ...rest] as const);
 }
