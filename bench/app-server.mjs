@@ -146,7 +146,7 @@ async function seed(current) {
  * writers (as several API processes would), the way domain code does.
  */
 async function writeEvents(current, shopId, count, batch, writers = 1) {
-  const { db, clock } = current.context;
+  const { db, clock, ledger } = current.context;
   let firstCommitAt;
   let lastCommitAt;
   let next = 0;
@@ -157,7 +157,7 @@ async function writeEvents(current, shopId, count, batch, writers = 1) {
       next += size;
       await inTransaction(db, async (trx) => {
         for (let index = 0; index < size; index += 1) {
-          await appendEvent(trx, clock.now(), {
+          await appendEvent(trx, { now: clock.now(), subscribers: ledger.eventSubscribers }, {
             shopId,
             type: 'invoice.closed',
             data: { issuance_id: newId(), shop_id: shopId, external_id: null, type: 'invoice', bench_sequence: start + index },

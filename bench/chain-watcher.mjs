@@ -38,15 +38,14 @@ import {
 } from '../dist/chains/evm/contracts/index.js';
 import { listWatchedAddresses } from '../dist/allocation/index.js';
 import { EvmWatcherJob } from '../dist/chains/evm/watcher/index.js';
-import { connectEventSubscribers } from '../dist/events/index.js';
-import { connectPayoutLedger, recordTransfer } from '../dist/issuances/index.js';
-import { payoutLedger } from '../dist/payouts/index.js';
+import { recordTransfer } from '../dist/issuances/index.js';
+import { ledgerPorts } from '../dist/ledger-ports.js';
 import { systemClock } from '../dist/platform/clock.js';
 import { newId, SecretBox } from '../dist/platform/crypto.js';
 import { openEmbedded, openPostgres } from '../dist/platform/database/database.js';
 import { migrate } from '../dist/platform/database/migrate.js';
 import { startJobs } from '../dist/platform/jobs.js';
-import { DeliverWebhooksJob, fanOutEvent } from '../dist/webhook-delivery/index.js';
+import { DeliverWebhooksJob } from '../dist/webhook-delivery/index.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ANVIL_BIN = path.resolve(HERE, '../node_modules/.bin/anvil');
@@ -61,8 +60,6 @@ const DEPTH = 2;
 const silent = { warn: () => undefined };
 let rpcId = 0;
 
-connectPayoutLedger(payoutLedger); // as the composition root (app.ts) does at start
-connectEventSubscribers([fanOutEvent]); // events fan out to webhook deliveries in their transaction
 const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-bench-watcher-'));
 const cleanups = [];
 try {
@@ -311,7 +308,8 @@ function ledgerOver(stats = { calls: 0, firstStart: 0, lastEnd: 0 }) {
       const started = performance.now();
       if (stats.calls === 0) stats.firstStart = started;
       stats.calls += 1;
-      await recordTransfer(trx, { now }, transfer);
+      // The app's ledger ports: payouts, and events fanned out to webhook deliveries in their transaction.
+      await recordTransfer(trx, { now, ledger: ledgerPorts }, transfer);
       stats.lastEnd = performance.now();
     },
     watchedAddresses: listWatchedAddresses,

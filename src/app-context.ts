@@ -6,6 +6,7 @@ import type { Config } from './platform/config.js';
 import type { SecretBox } from './platform/crypto.js';
 import type { Db } from './platform/database/database.js';
 import type { ApiKeyCache } from './keys/index.js';
+import type { LedgerPorts } from './issuances/index.js';
 
 /**
  * Built by the composition root (`app.ts`), beside it because it names
@@ -27,4 +28,6 @@ export interface AppContext {
   readonly log: FastifyBaseLogger;
   /** Resolved API keys of this process, cleared on every key or standing change (src/keys/api-key-cache.ts). */
   readonly apiKeyCache: ApiKeyCache;
+  /** The ledger's reactions in modules built on issuances (payouts, webhook fan-out), passed to every ledger write. */
+  readonly ledger: LedgerPorts;
 }

@@ -5,11 +5,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyBaseLogger } from 'fastify';
 import { ADMIN_PREFIX, adminRoutes } from './admin/index.js';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
-import { createChainAdapters, type ChainAdapter } from './chains/index.js';
-import { connectEventSubscribers } from './events/index.js';
-import { connectPayoutLedger } from './issuances/index.js';
-import { payoutLedger } from './payouts/index.js';
-import { fanOutEvent } from './webhook-delivery/index.js';
+import { createChainAdapters, familyAccess, type ChainAdapter, type ChainFamily, type FamilyAdapters } from './chains/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
@@ -28,6 +24,7 @@ import { sessionCookieSettings } from './platform/http/session-cookie.js';
 import { modules } from './modules.js';
 import { openApiOptions } from './openapi/index.js';
 import { networkLiveness, startLiveChains } from './live-chains.js';
+import { ledgerPorts } from './ledger-ports.js';
 import { registerMetrics } from './operations.js';
 
 export interface BuildOptions {
@@ -39,8 +36,9 @@ export interface BuildOptions {
   readonly clock?: Clock;
   readonly catalogue?: Catalogue;
   /**
-   * In-process adapters of live networks, by chain id, beside (and before) the
-   * EVM networks the catalogue lists with an `rpc_url`; tests register
+   * In-process adapters of live networks, by chain id (serving the family the
+   * catalogue gives the chain), beside (and before) the running family
+   * drivers' networks; tests register
    * recording ones here. Sandbox issuances always use the sandbox adapter.
    */
   readonly liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
@@ -63,10 +61,6 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const catalogue = options.catalogue ?? loadCatalogue(config.networksFile);
   const database = options.database ?? (await openConfiguredDatabase(config));
   await migrate(database.db);
-  // Module reactions wired here, so that no module imports one that builds on it (ARCHITECTURE "Boundaries").
-  connectPayoutLedger(payoutLedger);
-  // ARCHITECTURE rule 1: deliveries are written in the transaction that writes their event.
-  connectEventSubscribers([fanOutEvent]);
 
   // ioredis is loaded only when configured: it is a noticeable part of start-up time otherwise.
   const rateLimiter: RateLimiter = config.redisUrl
@@ -93,8 +87,8 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const unlistenApiKeys = await database.listen(API_KEYS_CHANNEL, { onMessage: () => apiKeyCache.clear(), onGap: () => apiKeyCache.clear() });
 
   const secrets = new SecretBox(secretKey(config));
-  const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log });
-  const chains = createChainAdapters(options.liveChainAdapters ?? new Map(), live.evm.adapters);
+  const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log, ledger: ledgerPorts });
+  const chains = createChainAdapters(byFamily(catalogue, options.liveChainAdapters ?? new Map()), live.adapters);
   const context: AppContext = {
     config,
     db: database.db,
@@ -105,12 +99,13 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
     isLive: networkLiveness(catalogue, chains),
     log: server.log,
     apiKeyCache,
+    ledger: ledgerPorts,
   };
 
   await server.register(swagger, openApiOptions({ brand: config.brand, publicUrl: config.publicUrl }));
   await server.register(async (root) => healthRoutes(root, { db: database.db }));
   await server.register(
-    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue }),
+    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue, ledger: ledgerPorts }),
     { prefix: ADMIN_PREFIX },
   );
   for (const module of modules) {
@@ -120,7 +115,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   // Mail is sent only by this worker, from rows (ARCHITECTURE rule 1); without SMTP_URL it is logged.
   const mailTransport =
     config.smtpUrl === undefined ? logTransport(server.log) : smtpTransport(config.smtpUrl, defaultSender(config.brand, config.publicUrl));
-  const jobs: Job[] = [...live.evm.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
+  const jobs: Job[] = [...live.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
   await server.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: 'none' } }, async () => server.swagger());
@@ -148,6 +143,19 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
       if (options.database === undefined) await database.close();
     },
   };
+}
+
+/**
+ * In-process adapters serve the family the catalogue gives their chain; a
+ * chain it does not list has no issuances to serve. Read at each lookup, not
+ * copied: tests swap a network's adapter after the app is built (a restart,
+ * as far as the chain can tell).
+ */
+function byFamily(catalogue: Catalogue, adapters: ReadonlyMap<number, ChainAdapter>): FamilyAdapters {
+  const servedAs = (family: ChainFamily) => ({
+    get: (chainId: number) => (catalogue.network(chainId)?.family === family ? adapters.get(chainId) : undefined),
+  });
+  return Object.fromEntries((Object.keys(familyAccess) as ChainFamily[]).map((family) => [family, servedAs(family)]));
 }
 
 function limits(config: Config) {

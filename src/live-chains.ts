@@ -1,39 +1,43 @@
 import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue, IsLive } from './catalogue/index.js';
-import { startEvmChains, type ChainAdapters, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
+import { familyDrivers, type ChainAdapters, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
-import { recordTransfer } from './issuances/index.js';
+import { recordTransfer, type LedgerPorts } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
 import type { Db } from './platform/database/database.js';
+import type { Job } from './platform/jobs.js';
 import type { IvoryServer } from './platform/http/server.js';
 
 /**
  * What the chain watchers and relayers may do to the ledger, wired here so
  * that `chains/` imports no business module (ARCHITECTURE "Boundaries").
  */
-const transferLedger: TransferLedger = {
-  async recordTransfer(trx, now, transfer) {
-    await recordTransfer(trx, { now }, transfer);
-  },
-  watchedAddresses: listWatchedAddresses,
-};
-
-const sweepLedger: SweepLedger = {
-  async confirmPayout(trx, now, input) {
-    await confirmPayout(trx, { now }, input);
-  },
-  async revertPayout(trx, now, input) {
-    await revertPayout(trx, { now }, input);
-  },
-  async sweepFailed(trx, now, input) {
-    await recordFailedSweep(trx, { now }, input);
-  },
-  async relayerFunded(trx, now, network) {
-    return wakeWaitingGasPayouts(trx, network.chainId, now);
-  },
-};
+function chainLedgers(ledger: LedgerPorts): { transferLedger: TransferLedger; sweepLedger: SweepLedger } {
+  return {
+    transferLedger: {
+      async recordTransfer(trx, now, transfer) {
+        await recordTransfer(trx, { now, ledger }, transfer);
+      },
+      watchedAddresses: listWatchedAddresses,
+    },
+    sweepLedger: {
+      async confirmPayout(trx, now, input) {
+        await confirmPayout(trx, { now, ledger }, input);
+      },
+      async revertPayout(trx, now, input) {
+        await revertPayout(trx, { now, ledger }, input);
+      },
+      async sweepFailed(trx, now, input) {
+        await recordFailedSweep(trx, { now, ledger }, input);
+      },
+      async relayerFunded(trx, now, network) {
+        return wakeWaitingGasPayouts(trx, network.chainId, now);
+      },
+    },
+  };
+}
 
 /**
  * Decision 0023: a network is live on this deployment when it is enabled and
@@ -47,26 +51,48 @@ export function networkLiveness(catalogue: Catalogue, chains: ChainAdapters): Is
   };
 }
 
-/** The live EVM networks of the catalogue, their workers, and what the operator sees of them. */
+/** The running families of this deployment: their adapters, their workers, and what the operator sees of them. */
+export interface LiveChains {
+  readonly adapters: FamilyAdapters;
+  readonly jobs: readonly Job[];
+  readonly listLiveNetworks: ListLiveNetworks;
+}
+
+/**
+ * Starts every registered family driver with the catalogue's networks of its
+ * family. A family without a driver starts nothing: its networks stay listed
+ * and not live.
+ */
 export async function startLiveChains(deps: {
   readonly db: Db;
   readonly secrets: SecretBox;
   readonly clock: Clock;
   readonly catalogue: Catalogue;
   readonly log: IvoryServer['log'];
-}): Promise<{ readonly evm: EvmChains; readonly listLiveNetworks: ListLiveNetworks }> {
-  const evm = await startEvmChains({
-    db: deps.db,
-    secrets: deps.secrets,
-    clock: deps.clock,
-    log: deps.log,
-    networks: deps.catalogue.networks(),
-    transferLedger,
-    sweepLedger,
-  });
-  const listLiveNetworks: ListLiveNetworks = async () =>
-    Promise.all(
-      (await evm.status()).map(async (network) => ({
+  readonly ledger: LedgerPorts;
+}): Promise<LiveChains> {
+  const { transferLedger, sweepLedger } = chainLedgers(deps.ledger);
+  const adapters: { -readonly [Family in keyof FamilyAdapters]: FamilyAdapters[Family] } = {};
+  const jobs: Job[] = [];
+  const running: { status(): Promise<LiveNetworkState[]> }[] = [];
+  for (const driver of familyDrivers) {
+    const family = await driver.start({
+      db: deps.db,
+      secrets: deps.secrets,
+      clock: deps.clock,
+      log: deps.log,
+      networks: deps.catalogue.networks().filter((network) => network.family === driver.family),
+      transferLedger,
+      sweepLedger,
+    });
+    adapters[driver.family] = family.adapters;
+    jobs.push(...family.jobs);
+    running.push(family);
+  }
+  const listLiveNetworks: ListLiveNetworks = async () => {
+    const states = (await Promise.all(running.map((family) => family.status()))).flat();
+    return Promise.all(
+      states.map(async (network) => ({
         chain_id: network.chainId,
         name: network.name,
         relayer_address: network.relayerAddress,
@@ -77,5 +103,6 @@ export async function startLiveChains(deps: {
         confirmations: network.confirmations,
       })),
     );
-  return { evm, listLiveNetworks };
+  };
+  return { adapters, jobs, listLiveNetworks };
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
+import type { LedgerPorts } from '../issuances/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import type { IvoryServer } from '../platform/http/server.js';
@@ -75,6 +76,7 @@ export interface AdminRoutesDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly catalogue: Catalogue;
+  readonly ledger: LedgerPorts;
 }
 
 /**

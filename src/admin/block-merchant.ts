@@ -1,4 +1,4 @@
-import { cancelMerchantIssuances } from '../issuances/index.js';
+import { cancelMerchantIssuances, type LedgerPorts } from '../issuances/index.js';
 import { noteApiKeysChanged } from '../keys/index.js';
 import { listMerchantFeeTerms, setMerchantBlock } from '../merchants/index.js';
 import type { Clock } from '../platform/clock.js';
@@ -37,7 +37,7 @@ export function parseBlockReason(reason: string): string {
  * original `blocked_at` stays) and is audited like the first.
  */
 export async function blockMerchant(
-  deps: { readonly db: Db; readonly clock: Clock },
+  deps: { readonly db: Db; readonly clock: Clock; readonly ledger: LedgerPorts },
   input: { readonly merchantId: string; readonly reason: string; readonly actor: OperatorActor },
 ): Promise<AdminMerchantView> {
   const reason = parseBlockReason(input.reason);
@@ -49,7 +49,7 @@ export async function blockMerchant(
     await setMerchantBlock(trx, merchant.id, { at: blockedAt, reason });
     await noteApiKeysChanged(trx, merchant.id);
     // Also on a repeat: harmless when nothing is open, and it closes anything a creation racing the first block let through.
-    const closed = await cancelMerchantIssuances(trx, now, merchant.id, 'merchant_blocked');
+    const closed = await cancelMerchantIssuances(trx, { now, ledger: deps.ledger }, merchant.id, 'merchant_blocked');
     await insertAuditEntry(trx, {
       actor: input.actor,
       action: 'merchant.block',

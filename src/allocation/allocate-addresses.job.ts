@@ -3,7 +3,7 @@ import type { ChainAdapters } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
-import { openAllocatedIssuance } from '../issuances/index.js';
+import { openAllocatedIssuance, type LedgerPorts } from '../issuances/index.js';
 import { leaseDueAllocations, type AllocationLease } from './allocation.repository.js';
 
 export interface AllocateAddressesDeps {
@@ -11,6 +11,7 @@ export interface AllocateAddressesDeps {
   readonly clock: Clock;
   readonly adapters: ChainAdapters;
   readonly log: FastifyBaseLogger;
+  readonly ledger: LedgerPorts;
 }
 
 const BATCH = 50;
@@ -33,7 +34,7 @@ export class AllocateAddressesJob implements Job {
   constructor(private readonly deps: AllocateAddressesDeps) {}
 
   async run(): Promise<number> {
-    const { db, clock, adapters, log } = this.deps;
+    const { db, clock, adapters, log, ledger } = this.deps;
     const now = clock.now();
     const leased = await inTransaction(db, (trx) => leaseDueAllocations(trx, now, LEASE, BATCH));
     let allocated = 0;
@@ -64,7 +65,7 @@ export class AllocateAddressesJob implements Job {
         log.warn({ err: error, issuanceId: issuance.id, adapter: adapter.name }, 'address allocation failed; retrying after its lease');
         continue;
       }
-      const stored = await inTransaction(db, async (trx) => openAllocatedIssuance(trx, clock.now(), issuance.id, address));
+      const stored = await inTransaction(db, async (trx) => openAllocatedIssuance(trx, { now: clock.now(), ledger }, issuance.id, address));
       if (stored) allocated += 1;
     }
     return allocated;

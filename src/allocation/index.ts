@@ -12,5 +12,5 @@ export { listWatchedAddresses, type WatchedIssuanceAddress } from './watched-add
 export { readAllocationQueue } from './allocation-queue.repository.js';
 
 export function allocationJobs(context: AppContext): Job[] {
-  return [new AllocateAddressesJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log })];
+  return [new AllocateAddressesJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log, ledger: context.ledger })];
 }

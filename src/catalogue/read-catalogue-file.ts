@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
+import { familyAccess, type AccessSection } from '../chains/index.js';
 import { sha256Hex } from '../platform/crypto.js';
 import { feeFor, parseBaseUnits, parseDecimalAmount, units18, type FeeTerms } from '../money/index.js';
 import { addressCodec, CHAIN_FAMILIES } from '../chains/index.js';
@@ -13,9 +14,10 @@ import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon 
  * explorer_url, main_factory, invoice_factory, start_block, enabled,
  * minimum_payment, terms: { invoice, deposit, sweep_threshold, minimum_sweep,
  * maximum_sweep }, tokens: [ { address, symbol, decimals, status?, icon? } ],
- * rpc_url?, confirmations?, fee_wallet?, poll_interval_ms?, max_block_range?,
- * use_finalized_tag? } ] }`. An EVM network with an `rpc_url` and both
- * factories is live (`Network.chain`).
+ * ...access } ] }`, where the access fields are the network's family's
+ * (`chains/`: EVM `rpc_url`/`rpc_urls` and tuning; Tron `api_url`, `api_key`,
+ * `fee_limit`…; Solana `rpc_url`, `commitment`…); the family's parser reads
+ * them into `Network.chain`.
  * Unknown fields are refused: a misspelt optional field would otherwise vanish.
  */
 
@@ -31,6 +33,8 @@ const ICON_CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.webp': 'image/webp',
 };
 
+/** Operator fields of a live network, every family's (never shown in an API answer); each family refuses the others'. */
+const ACCESS_FIELDS: ReadonlySet<string> = new Set(Object.values(familyAccess).flatMap((parser) => parser.fields));
 const NETWORK_FIELDS = [
   'chain_id',
   'name',
@@ -44,17 +48,8 @@ const NETWORK_FIELDS = [
   'minimum_payment',
   'terms',
   'tokens',
-  // Operator fields of a live EVM network: never shown in an API answer.
-  'rpc_url',
-  'confirmations',
-  'fee_wallet',
-  'poll_interval_ms',
-  'max_block_range',
-  'use_finalized_tag',
+  ...ACCESS_FIELDS,
 ] as const;
-const MAX_CONFIRMATIONS = 10_000;
-const DEFAULT_POLL_INTERVAL_MS = 1_000;
-const DEFAULT_MAX_BLOCK_RANGE = 2_000;
 const TERMS_FIELDS = ['invoice', 'deposit', 'sweep_threshold', 'minimum_sweep', 'maximum_sweep'] as const;
 const FEE_FIELDS = ['bps', 'minimum', 'maximum'] as const;
 const TOKEN_FIELDS = ['address', 'symbol', 'decimals', 'status', 'icon'] as const;
@@ -84,6 +79,11 @@ class Entry {
 
   get where(): string {
     return this.#where;
+  }
+
+  /** The object's fields as written in the file. */
+  get fields(): Readonly<Record<string, unknown>> {
+    return this.#value;
   }
 
   fail(field: string | undefined, problem: string): never {
@@ -240,37 +240,17 @@ function readNetwork(file: string, index: number, value: unknown): Network {
 }
 
 /**
- * The operator's access to a live EVM network. `rpc_url` alone is not enough:
- * without both factories Ivory cannot compute a payment address, so such an
- * entry is refused rather than silently left not ready.
+ * The operator's access to the network, read by its family's parser
+ * (`chains/`), whose complaints become this file's one-line errors. Fields of
+ * another family are refused here: one written on the wrong entry would
+ * otherwise be silently ignored.
  */
 function readChainAccess(entry: Entry, family: NetworkFamily, mainFactory: string, invoiceFactory: string): ChainAccess | undefined {
-  const operatorFields = ['rpc_url', 'confirmations', 'fee_wallet', 'poll_interval_ms', 'max_block_range', 'use_finalized_tag'];
-  if (!entry.has('rpc_url')) {
-    const stray = operatorFields.find((field) => entry.has(field));
-    if (stray !== undefined) entry.fail(stray, 'needs rpc_url');
-    return undefined;
-  }
-  if (family !== 'evm') entry.fail('rpc_url', 'is supported on EVM networks only');
-  const rpcUrl = entry.string('rpc_url');
-  if (!isWebUrl(rpcUrl)) entry.fail('rpc_url', 'must be an http(s) URL');
-  if (mainFactory === '' || invoiceFactory === '') {
-    entry.fail(mainFactory === '' ? 'main_factory' : 'invoice_factory', 'must be set on a network with rpc_url (npx ivory contracts deploy prints it)');
-  }
-  let feeWallet: string | undefined;
-  if (entry.has('fee_wallet')) {
-    feeWallet = entry.string('fee_wallet');
-    const problem = addressProblem(family, feeWallet);
-    if (problem !== undefined) entry.fail('fee_wallet', problem);
-  }
-  return Object.freeze({
-    rpcUrl,
-    confirmations: entry.has('confirmations') ? entry.integer('confirmations', 0, MAX_CONFIRMATIONS) : 0,
-    feeWallet,
-    pollIntervalMs: entry.has('poll_interval_ms') ? entry.integer('poll_interval_ms', 50, 600_000) : DEFAULT_POLL_INTERVAL_MS,
-    maxBlockRange: entry.has('max_block_range') ? entry.integer('max_block_range', 1, 1_000_000) : DEFAULT_MAX_BLOCK_RANGE,
-    useFinalizedTag: entry.has('use_finalized_tag') ? entry.boolean('use_finalized_tag') : false,
-  });
+  const parser = familyAccess[family];
+  const foreign = Object.keys(entry.fields).find((field) => ACCESS_FIELDS.has(field) && !parser.fields.includes(field));
+  if (foreign !== undefined) entry.fail(foreign, `is not a field of ${family} networks (they take ${parser.fields.join(', ')})`);
+  const section: AccessSection = { fields: entry.fields, mainFactory, invoiceFactory, addressProblem: (address) => addressProblem(family, address) };
+  return parser.parse(section, (field, problem) => entry.fail(field, problem));
 }
 
 type TokenDraft = Omit<Token, 'minimumPayment'>;

@@ -6,23 +6,22 @@
  * `Network` is a `ChainNetwork` with the public terms added.
  */
 
+import type { EvmAccess } from './evm/evm-access.js';
+import type { SolanaAccess } from './solana/solana-access.js';
+import type { TronAccess } from './tron/tron-access.js';
+
+export type { EvmAccess, SolanaAccess, TronAccess };
+
 /** The blockchain families SPEC names. */
 export type ChainFamily = 'evm' | 'tron' | 'solana';
 
 /**
- * How Ivory reaches a live EVM network (catalogue file only, never in an API
- * answer: an RPC URL often carries a provider's key).
+ * How Ivory reaches a network, by family (catalogue file only, never in an
+ * API answer): each family's parser (`evm/evm-access.ts`,
+ * `tron/tron-access.ts`, `solana/solana-access.ts`) reads and checks it.
+ * `family` always equals the network's.
  */
-export interface ChainAccess {
-  readonly rpcUrl: string;
-  /** Blocks after the transfer's block before transfer.confirmed; 0 means at inclusion. */
-  readonly confirmations: number;
-  /** The operator's fee wallet; when absent it is read from the factory. */
-  readonly feeWallet: string | undefined;
-  readonly pollIntervalMs: number;
-  readonly maxBlockRange: number;
-  readonly useFinalizedTag: boolean;
-}
+export type ChainAccess = EvmAccess | TronAccess | SolanaAccess;
 
 export interface ChainToken {
   /** Contract (EVM, Tron) or mint (Solana), in the family's display form. */
@@ -43,6 +42,6 @@ export interface ChainNetwork {
   readonly tokens: readonly ChainToken[];
   /** Decimal token amounts (SPEC "Shop terms"); a driver needs the minimum sweep. */
   readonly sweep: { readonly minimumSweep: string };
-  /** Set when the network is live: how to reach it. */
+  /** Set when the catalogue gives a way to reach the network; live when its family has a running driver too. */
   readonly chain: ChainAccess | undefined;
 }

@@ -5,39 +5,38 @@ import { sandboxAdapter } from './sandbox/sandbox-adapter.js';
 export { addressCodec, CHAIN_FAMILIES, familyRules, isChainFamily } from './families.js';
 export type { AddressCodec, PaymentRequest } from './address-codec.js';
 export type { FamilyRules } from './family-rules.js';
-export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken } from './chain-network.js';
+export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken, EvmAccess, SolanaAccess, TronAccess } from './chain-network.js';
+export type { AccessFail, AccessParser, AccessSection } from './access-section.js';
+export type { ChainFamilyDriver, DriverLog, FamilyDriverDeps, LiveNetworkState, RunningFamily } from './family-driver.js';
+export { familyAccess, familyDrivers } from './drivers.js';
 export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
 export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';
 export { cannotLand, nextExpiringPayoutStep, type ExpiringPayoutStep, type ExpiryClocks, type SignedAttempt } from './expiring-payout.js';
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
 export { readScanLags } from './evm/watcher/scan-lag.repository.js';
-export {
-  deployContracts,
-  deployTestStablecoin,
-  importRelayerKey,
-  recoverForwarder,
-  RecoverRefused,
-  startEvmChains,
-  type DeployedContracts,
-  type EvmChains,
-  type EvmNetworkStatus,
-} from './evm/index.js';
+export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
+
+/** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */
+export type AdapterLookup = Pick<ReadonlyMap<number, ChainAdapter>, 'get'>;
+
+/** Live adapters by family, each by chain id: a chain id names a network only together with its family. */
+export type FamilyAdapters = { readonly [Family in ChainFamily]?: AdapterLookup };
 
 /**
  * The adapters of this deployment: the sandbox adapter serves every sandbox
- * issuance; live networks are served only by the adapters passed in (by chain
- * id), from the maps given in order: in-process ones tests hand to the
- * composition root, and the EVM networks the catalogue lists with an `rpc_url`
- * (`startEvmChains`). Without an adapter a live issuance answers
+ * issuance; live networks are served only by the adapters passed in, looked
+ * up by the issuance's family and chain id, from the sets given in order:
+ * in-process ones tests hand to the composition root, then the running
+ * family drivers'. Without an adapter a live issuance answers
  * `network_not_ready`.
  */
-export function createChainAdapters(...live: readonly ReadonlyMap<number, ChainAdapter>[]): ChainAdapters {
+export function createChainAdapters(...live: readonly FamilyAdapters[]): ChainAdapters {
   return {
-    adapterFor(sandbox: boolean, chainId: number, _family: ChainFamily): ChainAdapter | undefined {
+    adapterFor(sandbox: boolean, chainId: number, family: ChainFamily): ChainAdapter | undefined {
       if (sandbox) return sandboxAdapter;
-      // Looked up at each call: the first map that serves the chain wins.
+      // Looked up at each call: the first set that serves the chain wins.
       for (const adapters of live) {
-        const adapter = adapters.get(chainId);
+        const adapter = adapters[family]?.get(chainId);
         if (adapter !== undefined) return adapter;
       }
       return undefined;

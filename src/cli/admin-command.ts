@@ -1,14 +1,11 @@
 import { CHAIN_FAMILIES } from '../chains/index.js';
 import { blockMerchant, CLI_ACTOR, getMerchantPayoutSetup, listAuditEntries, setMerchantPayoutSetup, unblockMerchant, type PayoutSetupChange } from '../admin/index.js';
-import { connectEventSubscribers } from '../events/index.js';
-import { connectPayoutLedger } from '../issuances/index.js';
-import { payoutLedger } from '../payouts/index.js';
 import { systemClock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import { openConfiguredDatabase, type DatabaseHandle } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { IvoryError } from '../platform/errors.js';
-import { fanOutEvent } from '../webhook-delivery/index.js';
+import { ledgerPorts } from '../ledger-ports.js';
 import { parseCommandFlags } from './parse-command-flags.js';
 
 export const ADMIN_USAGE = `usage: ivory admin <command>
@@ -64,10 +61,8 @@ export async function adminCommand(loadConfig: () => Config | undefined, args: r
   const database = await openConfiguredDatabase(config);
   try {
     await migrate(database.db);
-    // What buildApp connects (app.ts): blocking appends invoice.cancelled events, which fan out to webhooks.
-    connectPayoutLedger(payoutLedger);
-    connectEventSubscribers([fanOutEvent]);
-    const deps = { db: database.db, clock: systemClock };
+    // The same ledger ports as the app's: blocking appends invoice.cancelled events, which fan out to webhooks.
+    const deps = { db: database.db, clock: systemClock, ledger: ledgerPorts };
     const merchantId = String(values.merchant);
     switch (sub) {
       case 'block':

@@ -14,16 +14,15 @@ export interface AppendedEvent {
 /**
  * A reaction to every appended event that must commit with it (webhook
  * fan-out writes the deliveries). Subscribers are composed by the composition
- * root (`connectEventSubscribers` in `app.ts`): the outbox names no module
+ * root (`app.ts`) and passed in with each append: the outbox names no module
  * that builds on it.
  */
 export type EventSubscriber = (trx: Tx, event: AppendedEvent) => Promise<unknown>;
 
-let subscribers: readonly EventSubscriber[] = [];
-
-/** Sets the outbox's subscribers (the whole list, so building the app again changes nothing). */
-export function connectEventSubscribers(list: readonly EventSubscriber[]): void {
-  subscribers = [...list];
+/** What an append takes besides its transaction: the time, and who reacts in the same transaction. */
+export interface AppendDeps {
+  readonly now: Date;
+  readonly subscribers: readonly EventSubscriber[];
 }
 
 export interface NewEvent {
@@ -43,7 +42,8 @@ export interface NewEvent {
  * Callers hold the issuance row lock, which makes `data.sequence` (the
  * per-issuance order) gap-free and unique.
  */
-export async function appendEvent(trx: Tx, now: Date, event: NewEvent): Promise<EventEnvelope> {
+export async function appendEvent(trx: Tx, deps: AppendDeps, event: NewEvent): Promise<EventEnvelope> {
+  const { now } = deps;
   const issuanceId = event.issuanceId ?? null;
   const sequence = issuanceId === null ? null : await nextIssuanceSequence(trx, issuanceId);
   const envelope: EventEnvelope = {
@@ -63,6 +63,6 @@ export async function appendEvent(trx: Tx, now: Date, event: NewEvent): Promise<
     createdAt: now,
   });
   const appended: AppendedEvent = { id: envelope.id, shopId: event.shopId, type: event.type, createdAt: now };
-  for (const subscriber of subscribers) await subscriber(trx, appended);
+  for (const subscriber of deps.subscribers) await subscriber(trx, appended);
   return envelope;
 }

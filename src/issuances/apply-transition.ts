@@ -4,7 +4,7 @@ import { cancelledEventData, issuanceEventData, revertedEventData, transferEvent
 import type { Issuance, IssuanceGroup, Transfer } from './issuance.js';
 import type { LifecycleEffect, LifecycleResult, LifecycleState } from './issuance-lifecycle.js';
 import { updateGroup, updateIssuance, type IssuancePatch } from './issuances.repository.js';
-import { payoutLedger, type IssuancePayout } from './payout-port.js';
+import type { IssuancePayout, LedgerDeps } from './payout-port.js';
 import { attachUnsweptTransfers, detachTransfers, updateTransfer } from './transfers.repository.js';
 
 /**
@@ -46,7 +46,8 @@ export interface Applied {
   readonly eventIds: readonly string[];
 }
 
-export async function applyTransition(trx: Tx, now: Date, context: TransitionContext, result: LifecycleResult): Promise<Applied> {
+export async function applyTransition(trx: Tx, deps: LedgerDeps, context: TransitionContext, result: LifecycleResult): Promise<Applied> {
+  const { now } = deps;
   const before = context.issuance;
   const next = result.state;
   const patch: IssuancePatch = {};
@@ -86,7 +87,7 @@ export async function applyTransition(trx: Tx, now: Date, context: TransitionCon
 
   const eventIds: string[] = [];
   for (const effect of result.effects) {
-    const eventId = await applyEffect(trx, now, { ...context, issuance }, result, effect);
+    const eventId = await applyEffect(trx, deps, { ...context, issuance }, result, effect);
     if (eventId !== undefined) eventIds.push(eventId);
   }
   return { issuance, eventIds };
@@ -94,7 +95,7 @@ export async function applyTransition(trx: Tx, now: Date, context: TransitionCon
 
 async function applyEffect(
   trx: Tx,
-  now: Date,
+  deps: LedgerDeps,
   context: TransitionContext,
   result: LifecycleResult,
   effect: LifecycleEffect,
@@ -107,19 +108,19 @@ async function applyEffect(
     case 'enable':
       return undefined; // written with the issuance row
     case 'schedule_payout': {
-      const id = await payoutLedger().schedule(trx, now, issuance, effect.split);
+      const id = await deps.ledger.payouts.schedule(trx, deps.now, issuance, effect.split);
       await attachUnsweptTransfers(trx, issuance.id, id);
       return undefined;
     }
     case 'resplit_payout': {
       if (payout === null) throw new Error('resplit_payout without a payout');
-      await payoutLedger().resplit(trx, now, payout.id, effect.split);
+      await deps.ledger.payouts.resplit(trx, deps.now, payout.id, effect.split);
       await attachUnsweptTransfers(trx, issuance.id, payout.id);
       return undefined;
     }
     case 'cancel_payout':
       if (payout === null) throw new Error('cancel_payout without a payout');
-      await payoutLedger().cancel(trx, now, payout.id);
+      await deps.ledger.payouts.cancel(trx, deps.now, payout.id);
       await detachTransfers(trx, payout.id);
       return undefined;
     case 'mark_group_paid':
@@ -129,31 +130,31 @@ async function applyEffect(
       if (group !== null && group.paidIssuanceId === issuance.id) await updateGroup(trx, group.id, { paid_issuance_id: null });
       return undefined;
     case 'emit_cancelled':
-      return append(trx, now, issuance, 'invoice.cancelled', cancelledEventData(issuance, group, effect.reason));
+      return append(trx, deps, issuance, 'invoice.cancelled', cancelledEventData(issuance, group, effect.reason));
     case 'emit':
-      return emit(trx, now, context, result, effect.event);
+      return emit(trx, deps, context, result, effect.event);
   }
 }
 
 async function emit(
   trx: Tx,
-  now: Date,
+  deps: LedgerDeps,
   context: TransitionContext,
   result: LifecycleResult,
   event: 'transfer.observed' | 'transfer.confirmed' | 'transfer.reverted' | 'invoice.closed',
 ): Promise<string> {
   const { issuance, group, transfer } = context;
-  if (event === 'invoice.closed') return append(trx, now, issuance, event, issuanceEventData(issuance, group));
+  if (event === 'invoice.closed') return append(trx, deps, issuance, event, issuanceEventData(issuance, group));
   if (transfer === undefined) throw new Error(`${event} without a transfer`);
   if (event === 'transfer.reverted') {
-    return append(trx, now, issuance, event, revertedEventData(issuance, group, transfer, context.referenceEventId ?? null));
+    return append(trx, deps, issuance, event, revertedEventData(issuance, group, transfer, context.referenceEventId ?? null));
   }
-  const id = await append(trx, now, issuance, event, transferEventData(issuance, group, transfer, result.duplicate === true));
+  const id = await append(trx, deps, issuance, event, transferEventData(issuance, group, transfer, result.duplicate === true));
   if (event === 'transfer.confirmed') await updateTransfer(trx, transfer.id, { confirmed_event_id: id });
   return id;
 }
 
-async function append(trx: Tx, now: Date, issuance: Issuance, type: Parameters<typeof appendEvent>[2]['type'], data: Record<string, unknown>) {
-  const envelope = await appendEvent(trx, now, { shopId: issuance.shopId, type, issuanceId: issuance.id, data });
+async function append(trx: Tx, deps: LedgerDeps, issuance: Issuance, type: Parameters<typeof appendEvent>[2]['type'], data: Record<string, unknown>) {
+  const envelope = await appendEvent(trx, { now: deps.now, subscribers: deps.ledger.eventSubscribers }, { shopId: issuance.shopId, type, issuanceId: issuance.id, data });
   return envelope.id;
 }

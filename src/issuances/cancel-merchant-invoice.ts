@@ -5,6 +5,7 @@ import { cancelInvoice, cancelInvoiceGroup } from './close-issuances.js';
 import { getIssuance } from './get-issuance.js';
 import type { GroupView, IssuanceView } from './issuance-view.js';
 import { findShopGroup, findShopIssuance } from './issuances.repository.js';
+import type { LedgerDeps } from './payout-port.js';
 
 /**
  * POST /shops/{id}/invoices/{id}/cancel: closes the checkout, no refund, no
@@ -15,7 +16,7 @@ import { findShopGroup, findShopIssuance } from './issuances.repository.js';
  */
 export async function cancelMerchantInvoice(
   trx: Tx,
-  deps: { readonly now: Date; readonly payUrl: string },
+  deps: LedgerDeps & { readonly payUrl: string },
   shopId: ShopId,
   id: string,
 ): Promise<IssuanceView | GroupView> {
@@ -25,12 +26,12 @@ export async function cancelMerchantInvoice(
   if (issuance !== undefined) {
     if (issuance.groupId !== null) throw new IvoryError('issuance_in_group');
     if (issuance.kind !== 'invoice') throw new IvoryError('invalid_state');
-    outcome = await cancelInvoice(trx, deps.now, issuance.id, null);
+    outcome = await cancelInvoice(trx, deps, issuance.id, null);
   } else {
     const group = await findShopGroup(trx, shopId, asId(id));
     if (group === undefined) throw new IvoryError('not_found');
     if (group.kind !== 'invoice') throw new IvoryError('invalid_state');
-    outcome = await cancelInvoiceGroup(trx, deps.now, group.id, null);
+    outcome = await cancelInvoiceGroup(trx, deps, group.id, null);
   }
   if (outcome === 'already_paid') throw new IvoryError('invalid_state');
   return getIssuance(trx, deps, shopId, id);

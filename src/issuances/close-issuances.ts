@@ -4,6 +4,7 @@ import { applyTransition, lifecycleStateOf } from './apply-transition.js';
 import type { CancelReason, Issuance, IssuanceGroup } from './issuance.js';
 import { transition, type LifecycleInput } from './issuance-lifecycle.js';
 import { lockGroup, lockGroupOptions, lockIssuance, updateGroup } from './issuances.repository.js';
+import type { LedgerDeps } from './payout-port.js';
 
 /**
  * Closing the checkout of unpaid invoices (cancel, expiry, operator block) and
@@ -18,34 +19,34 @@ function inputFor(reason: CancelReason | null): LifecycleInput {
 }
 
 /** Cancels an ungrouped invoice; `invoice.cancelled` with the reason (none for the merchant). */
-export async function cancelInvoice(trx: Tx, now: Date, issuanceId: IssuanceId, reason: CancelReason | null): Promise<CloseOutcome> {
+export async function cancelInvoice(trx: Tx, deps: LedgerDeps, issuanceId: IssuanceId, reason: CancelReason | null): Promise<CloseOutcome> {
   const issuance = await lockIssuance(trx, issuanceId);
   if (issuance === undefined || issuance.kind !== 'invoice') return 'missing';
-  return cancelOption(trx, now, issuance, null, reason);
+  return cancelOption(trx, deps, issuance, null, reason);
 }
 
 /** Cancels an invoice group as one: the group and every option, one event per option. */
-export async function cancelInvoiceGroup(trx: Tx, now: Date, groupId: GroupId, reason: CancelReason | null): Promise<CloseOutcome> {
+export async function cancelInvoiceGroup(trx: Tx, deps: LedgerDeps, groupId: GroupId, reason: CancelReason | null): Promise<CloseOutcome> {
   const group = await lockGroup(trx, groupId);
   if (group === undefined || group.kind !== 'invoice') return 'missing';
   if (group.cancelledAt !== null) return 'unchanged';
   if (group.paidIssuanceId !== null) return 'already_paid';
-  await updateGroup(trx, group.id, { cancelled_at: now, cancel_reason: reason });
-  const cancelled = { ...group, cancelledAt: now, cancelReason: reason };
-  for (const option of await lockGroupOptions(trx, group.id)) await cancelOption(trx, now, option, cancelled, reason);
+  await updateGroup(trx, group.id, { cancelled_at: deps.now, cancel_reason: reason });
+  const cancelled = { ...group, cancelledAt: deps.now, cancelReason: reason };
+  for (const option of await lockGroupOptions(trx, group.id)) await cancelOption(trx, deps, option, cancelled, reason);
   return 'closed';
 }
 
 async function cancelOption(
   trx: Tx,
-  now: Date,
+  deps: LedgerDeps,
   issuance: Issuance,
   group: IssuanceGroup | null,
   reason: CancelReason | null,
 ): Promise<CloseOutcome> {
   const result = transition(lifecycleStateOf(issuance, group, null), inputFor(reason));
   if ('refused' in result) return result.refused === 'already_cancelled' ? 'unchanged' : 'already_paid';
-  await applyTransition(trx, now, { issuance, group, payout: null }, result);
+  await applyTransition(trx, deps, { issuance, group, payout: null }, result);
   return 'closed';
 }
 
@@ -61,7 +62,7 @@ export type DepositOutcome = 'disabled' | 'enabled' | 'unchanged' | 'missing';
  */
 export async function setDepositDisabled(
   trx: Tx,
-  now: Date,
+  deps: LedgerDeps,
   target: { issuanceId?: IssuanceId; groupId?: GroupId },
   disabled: boolean,
 ): Promise<DepositOutcome> {
@@ -70,20 +71,20 @@ export async function setDepositDisabled(
     const group = await lockGroup(trx, target.groupId);
     if (group === undefined || group.kind !== 'deposit') return 'missing';
     if ((group.disabledAt !== null) === disabled) return 'unchanged';
-    await updateGroup(trx, group.id, { disabled_at: disabled ? now : null });
-    const updated = { ...group, disabledAt: disabled ? now : null };
-    for (const option of await lockGroupOptions(trx, group.id)) await toggleOption(trx, now, option, updated, disabled);
+    await updateGroup(trx, group.id, { disabled_at: disabled ? deps.now : null });
+    const updated = { ...group, disabledAt: disabled ? deps.now : null };
+    for (const option of await lockGroupOptions(trx, group.id)) await toggleOption(trx, deps, option, updated, disabled);
     return changed;
   }
   const issuance = target.issuanceId === undefined ? undefined : await lockIssuance(trx, target.issuanceId);
   if (issuance === undefined || issuance.kind !== 'deposit') return 'missing';
-  return (await toggleOption(trx, now, issuance, null, disabled)) ? changed : 'unchanged';
+  return (await toggleOption(trx, deps, issuance, null, disabled)) ? changed : 'unchanged';
 }
 
-async function toggleOption(trx: Tx, now: Date, issuance: Issuance, group: IssuanceGroup | null, disabled: boolean): Promise<boolean> {
+async function toggleOption(trx: Tx, deps: LedgerDeps, issuance: Issuance, group: IssuanceGroup | null, disabled: boolean): Promise<boolean> {
   const input: LifecycleInput = disabled ? { type: 'cancelled', reason: null } : { type: 'enabled' };
   const result = transition(lifecycleStateOf(issuance, group, null), input);
   if ('refused' in result) return false;
-  await applyTransition(trx, now, { issuance, group, payout: null }, result);
+  await applyTransition(trx, deps, { issuance, group, payout: null }, result);
   return true;
 }

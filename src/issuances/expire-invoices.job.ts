@@ -3,6 +3,7 @@ import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { cancelInvoice, cancelInvoiceGroup } from './close-issuances.js';
 import { listDueGroupExpiries, listDueInvoiceExpiries } from './issuances.repository.js';
+import type { LedgerPorts } from './payout-port.js';
 
 const BATCH = 100;
 
@@ -17,17 +18,17 @@ export class ExpireInvoicesJob implements Job {
   readonly name = 'expire-invoices';
   readonly idleMs = 5_000;
 
-  constructor(private readonly deps: { readonly db: Db; readonly clock: Clock }) {}
+  constructor(private readonly deps: { readonly db: Db; readonly clock: Clock; readonly ledger: LedgerPorts }) {}
 
   async run(): Promise<number> {
-    const { db, clock } = this.deps;
+    const { db, clock, ledger } = this.deps;
     const now = clock.now();
     let expired = 0;
     for (const id of await listDueInvoiceExpiries(db, now, BATCH)) {
-      if ((await inTransaction(db, (trx) => cancelInvoice(trx, now, id, 'expired'))) === 'closed') expired += 1;
+      if ((await inTransaction(db, (trx) => cancelInvoice(trx, { now, ledger }, id, 'expired'))) === 'closed') expired += 1;
     }
     for (const id of await listDueGroupExpiries(db, now, BATCH)) {
-      if ((await inTransaction(db, (trx) => cancelInvoiceGroup(trx, now, id, 'expired'))) === 'closed') expired += 1;
+      if ((await inTransaction(db, (trx) => cancelInvoiceGroup(trx, { now, ledger }, id, 'expired'))) === 'closed') expired += 1;
     }
     return expired;
   }

@@ -1,7 +1,11 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { Type } from 'typebox';
 import { IssuanceAccessCache, replyShopIdempotent, requireShopAccess } from '../merchants/index.js';
-import type { AppContext } from '../app-context.js';
+import type { Catalogue } from '../catalogue/index.js';
+import type { ChainAdapters } from '../chains/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { sendAnswer } from '../platform/http/idempotency.js';
 import { SESSION_OR_READ_KEY, SESSION_OR_WRITE_KEY, principalOf } from '../platform/http/principal.js';
@@ -10,6 +14,7 @@ import { cancelMerchantInvoice } from './cancel-merchant-invoice.js';
 import { createDeposit, createInvoice } from './create-invoice.js';
 import { getIssuance } from './get-issuance.js';
 import { listIssuances } from './list-issuances.js';
+import type { LedgerPorts } from './payout-port.js';
 import { setDepositEnabled } from './set-deposit-enabled.js';
 
 const ShopParams = Type.Object({ shop_id: Type.String() });
@@ -66,8 +71,22 @@ const DepositPatchBody = Type.Object({ enabled: Type.Boolean() }, { additionalPr
  * SPEC "Invoices and deposits". `accessCache` keeps the issuance terms API
  * keys were granted, for invoice creation in one statement.
  */
-export async function issuancesRoutes(api: IvoryServer, context: AppContext, accessCache = new IssuanceAccessCache()): Promise<void> {
-  const { db, clock, catalogue, config } = context;
+/**
+ * The part of the app context (`app-context.ts`) the routes are built from,
+ * named here because the app context names this module's ledger ports and
+ * may not be imported back (no import cycles, type-only ones included).
+ */
+export interface IssuancesContext {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly catalogue: Catalogue;
+  readonly config: Pick<Config, 'payUrl'>;
+  readonly chains: ChainAdapters;
+  readonly ledger: LedgerPorts;
+}
+
+export async function issuancesRoutes(api: IvoryServer, context: IssuancesContext, accessCache = new IssuanceAccessCache()): Promise<void> {
+  const { db, clock, catalogue, config, ledger } = context;
   const adapters = context.chains;
   const payUrl = config.payUrl;
 
@@ -83,7 +102,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
 
   api.get('/shops/:shop_id/issuances/:id', { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_READ_KEY } }, async (request) => {
     const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
-    return getIssuance(db, { payUrl }, access.shopId, request.params.id);
+    return getIssuance(db, { payUrl, ledger }, access.shopId, request.params.id);
   });
 
   api.get(
@@ -92,7 +111,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
     async (request) => {
       const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
       if (request.validationError !== undefined) throw queryError(request.validationError.validation);
-      return listIssuances(db, { payUrl, catalogue }, access.shopId, request.query);
+      return listIssuances(db, { payUrl, catalogue, ledger }, access.shopId, request.query);
     },
   );
 
@@ -100,7 +119,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
     '/shops/:shop_id/invoices/:id/cancel',
     { schema: { params: IssuanceParams }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) =>
-      replyShopIdempotent(db, request, reply, 'write', async (trx, access) => ({ status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl }, access.shopId, request.params.id) })),
+      replyShopIdempotent(db, request, reply, 'write', async (trx, access) => ({ status: 200, body: await cancelMerchantInvoice(trx, { now: clock.now(), payUrl, ledger }, access.shopId, request.params.id) })),
   );
 
   api.patch(
@@ -110,7 +129,7 @@ export async function issuancesRoutes(api: IvoryServer, context: AppContext, acc
       replyShopIdempotent(db, request, reply, 'write', async (trx, access) => {
         const body = await setDepositEnabled(
           trx,
-          { now: clock.now(), payUrl },
+          { now: clock.now(), payUrl, ledger },
           { shopId: access.shopId, merchantId: access.merchantId, sandbox: access.shop.sandbox, id: request.params.id, enabled: request.body.enabled },
         );
         return { status: 200, body };

@@ -4,7 +4,7 @@ import type { Executor } from '../platform/database/database.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
 import { encodeIssuanceCursor, parseIssuanceListQuery, type IssuanceListFilter, type IssuanceListParameters } from './issuance-list-query.js';
 import { listOptionsOfGroups, listShopIssuances, type IssuanceListWhere } from './issuance-list.repository.js';
-import { payoutLedger } from './payout-port.js';
+import type { LedgerPorts } from './payout-port.js';
 
 export interface IssuancePage {
   /** Each item is what GET /shops/{id}/issuances/{id} answers for it: an issuance, or a group with its options. */
@@ -23,7 +23,7 @@ export interface IssuancePage {
  */
 export async function listIssuances(
   executor: Executor,
-  deps: { readonly payUrl: string; readonly catalogue: Catalogue },
+  deps: { readonly payUrl: string; readonly catalogue: Catalogue; readonly ledger: LedgerPorts },
   shopId: ShopId,
   query: IssuanceListParameters,
 ): Promise<IssuancePage> {
@@ -38,7 +38,7 @@ export async function listIssuances(
     else groupIds.push(row.group.id);
   }
   const [payoutHashes, options] = await Promise.all([
-    payoutLedger().latestConfirmedTxHashes(executor, singleIds),
+    deps.ledger.payouts.latestConfirmedTxHashes(executor, singleIds),
     listOptionsOfGroups(executor, groupIds),
   ]);
   const last = shown.at(-1);

@@ -1,3 +1,4 @@
+import type { EventSubscriber } from '../events/index.js';
 import type { PayoutSplit } from '../money/index.js';
 import type { IssuanceId, PayoutId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
@@ -8,8 +9,8 @@ import type { Issuance } from './issuance.js';
  * the payout rows its effects create, re-split or cancel. `payouts/` builds on
  * `issuances/` (a payout belongs to an issuance, its events carry the
  * issuance's data), so `issuances/` may not import it back (ARCHITECTURE
- * "Boundaries"); the composition root connects the payouts module's
- * implementation once at start (`connectPayoutLedger`).
+ * "Boundaries"); the composition root hands the payouts module's
+ * implementation in (`LedgerPorts`).
  */
 export interface PayoutLedger {
   /** The issuance's payout that is still live (not cancelled or reverted), newest first, locked. */
@@ -38,14 +39,19 @@ export interface IssuancePayout {
 
 export type PayoutAmounts = PayoutSplit & { readonly gross: bigint };
 
-let connected: PayoutLedger | undefined;
-
-/** Called by the composition root (`app.ts`) before any request or job runs. */
-export function connectPayoutLedger(ledger: PayoutLedger): void {
-  connected = ledger;
+/**
+ * The ledger's reactions that belong to modules built on issuances: the
+ * payouts its effects move, and the outbox's subscribers (webhook fan-out)
+ * that commit with each event. Built once by the composition root and
+ * passed in with the app context and the jobs' deps.
+ */
+export interface LedgerPorts {
+  readonly payouts: PayoutLedger;
+  readonly eventSubscribers: readonly EventSubscriber[];
 }
 
-export function payoutLedger(): PayoutLedger {
-  if (connected === undefined) throw new Error('issuances: no payout ledger connected (the composition root calls connectPayoutLedger)');
-  return connected;
+/** What a write to the ledger takes besides its transaction. */
+export interface LedgerDeps {
+  readonly now: Date;
+  readonly ledger: LedgerPorts;
 }

@@ -5,7 +5,7 @@ import { applyTransition, lifecycleStateOf } from './apply-transition.js';
 import type { Issuance, IssuanceGroup, Transfer, TransferDisposition } from './issuance.js';
 import { transition, type LifecycleInput } from './issuance-lifecycle.js';
 import { findIssuanceById, lockGroup, lockIssuance } from './issuances.repository.js';
-import { payoutLedger, type IssuancePayout } from './payout-port.js';
+import type { IssuancePayout, LedgerDeps, PayoutLedger } from './payout-port.js';
 import { insertTransferOnce, lockTransferByKey, updateTransfer } from './transfers.repository.js';
 
 /**
@@ -41,7 +41,7 @@ export type RecordOutcome =
  * A transfer reverted before it was confirmed was never credited: it is marked
  * reverted without an event (nothing was credited that a merchant must undo).
  */
-export async function recordTransfer(trx: Tx, deps: { readonly now: Date }, incoming: IncomingTransfer): Promise<RecordOutcome> {
+export async function recordTransfer(trx: Tx, deps: LedgerDeps, incoming: IncomingTransfer): Promise<RecordOutcome> {
   const { now } = deps;
   const unlocked = await findIssuanceById(trx, asId<IssuanceId>(incoming.issuanceId));
   if (unlocked === undefined) return { outcome: 'unknown' };
@@ -77,40 +77,41 @@ export async function recordTransfer(trx: Tx, deps: { readonly now: Date }, inco
 
   if (incoming.status === 'observed') {
     if (!inserted) return { outcome: 'duplicate_delivery', transferId: stored.id };
-    return apply(trx, now, { issuance, group, payout: null, transfer: stored }, { type: 'transfer_observed', amount: stored.amount });
+    return apply(trx, deps, { issuance, group, payout: null, transfer: stored }, { type: 'transfer_observed', amount: stored.amount });
   }
   if (incoming.status === 'confirmed') {
     if (stored.status !== 'observed') return { outcome: 'duplicate_delivery', transferId: stored.id };
-    const payout = issuance.kind === 'invoice' ? ((await payoutLedger().lockCurrent(trx, issuance.id)) ?? null) : null;
-    return apply(trx, now, { issuance, group, payout, transfer: stored }, { type: 'transfer_confirmed', amount: stored.amount });
+    const payout = issuance.kind === 'invoice' ? ((await deps.ledger.payouts.lockCurrent(trx, issuance.id)) ?? null) : null;
+    return apply(trx, deps, { issuance, group, payout, transfer: stored }, { type: 'transfer_confirmed', amount: stored.amount });
   }
   if (stored.status === 'reverted') return { outcome: 'duplicate_delivery', transferId: stored.id };
   if (stored.status === 'observed' || stored.disposition === null) {
     await updateTransfer(trx, stored.id, { status: 'reverted', reverted_at: now });
     return { outcome: 'recorded', transferId: stored.id, disposition: null, eventIds: [], issuance };
   }
-  const payout = await payoutForReversal(trx, issuance, stored);
+  const payout = await payoutForReversal(trx, deps.ledger.payouts, issuance, stored);
   return apply(
     trx,
-    now,
+    deps,
     { issuance, group, payout, transfer: stored },
     { type: 'transfer_reverted', amount: stored.amount, disposition: stored.disposition },
   );
 }
 
 /** Invoices: the invoice's live payout. Deposits: the payout that swept this transfer. */
-async function payoutForReversal(trx: Tx, issuance: Issuance, transfer: Transfer): Promise<IssuancePayout | null> {
-  if (issuance.kind === 'invoice') return (await payoutLedger().lockCurrent(trx, issuance.id)) ?? null;
+async function payoutForReversal(trx: Tx, payouts: PayoutLedger, issuance: Issuance, transfer: Transfer): Promise<IssuancePayout | null> {
+  if (issuance.kind === 'invoice') return (await payouts.lockCurrent(trx, issuance.id)) ?? null;
   if (transfer.payoutId === null) return null;
-  return (await payoutLedger().lock(trx, transfer.payoutId)) ?? null;
+  return (await payouts.lock(trx, transfer.payoutId)) ?? null;
 }
 
 async function apply(
   trx: Tx,
-  now: Date,
+  deps: LedgerDeps,
   context: { issuance: Issuance; group: IssuanceGroup | null; payout: IssuancePayout | null; transfer: Transfer },
   input: LifecycleInput,
 ): Promise<RecordOutcome> {
+  const { now } = deps;
   const result = transition(lifecycleStateOf(context.issuance, context.group, context.payout), input);
   if ('refused' in result) throw new Error(`ledger: ${input.type} refused (${result.refused})`);
   let transfer = context.transfer;
@@ -127,7 +128,7 @@ async function apply(
   }
   const applied = await applyTransition(
     trx,
-    now,
+    deps,
     { ...context, transfer, referenceEventId: context.transfer.confirmedEventId },
     result,
   );

@@ -6,6 +6,7 @@ import { addressesByFamily, enforceDepositAddressLimit, lockMerchantForLimits } 
 import { getIssuance } from './get-issuance.js';
 import type { GroupView, IssuanceView } from './issuance-view.js';
 import { findShopGroup, findShopIssuance, listGroupOptions } from './issuances.repository.js';
+import type { LedgerDeps } from './payout-port.js';
 
 /**
  * PATCH /shops/{id}/deposits/{id} {enabled}: pauses or re-enables the deposit
@@ -15,7 +16,7 @@ import { findShopGroup, findShopIssuance, listGroupOptions } from './issuances.r
  */
 export async function setDepositEnabled(
   trx: Tx,
-  deps: { readonly now: Date; readonly payUrl: string },
+  deps: LedgerDeps & { readonly payUrl: string },
   input: { readonly shopId: ShopId; readonly merchantId: MerchantId; readonly sandbox: boolean; readonly id: string; readonly enabled: boolean },
 ): Promise<IssuanceView | GroupView> {
   const { shopId, id, enabled } = input;
@@ -34,6 +35,6 @@ export async function setDepositEnabled(
     await enforceDepositAddressLimit(trx, input.merchantId, input.sandbox, addressesByFamily(options));
   }
   const target = issuance !== undefined ? { issuanceId: issuance.id } : { groupId: asId<GroupId>(id) };
-  await setDepositDisabled(trx, deps.now, target, !enabled);
+  await setDepositDisabled(trx, deps, target, !enabled);
   return getIssuance(trx, deps, shopId, id);
 }

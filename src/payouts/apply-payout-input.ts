@@ -1,7 +1,7 @@
 import { appendEvent } from '../events/index.js';
 import type { PayoutId } from '../platform/ids.js';
 import type { Tx } from '../platform/database/database.js';
-import { findGroupById, listPayoutTransferIds, lockIssuance, type Issuance } from '../issuances/index.js';
+import { findGroupById, listPayoutTransferIds, lockIssuance, type Issuance, type LedgerDeps } from '../issuances/index.js';
 import type { Payout } from './payout.js';
 import { payoutEventData, PAYOUT_TRANSFER_IDS_CAP } from './payout-event-data.js';
 import { findPayoutById, findPayoutConfirmedEventId, lockPayout, updatePayout, type PayoutPatch } from './payouts.repository.js';
@@ -30,7 +30,7 @@ export type PayoutOutcome =
  * `lease`: the send worker's claim (the lease's end it wrote). Outcomes other
  * than a broadcast are recorded only while the row still holds that claim.
  */
-export async function applyPayoutInput(trx: Tx, now: Date, payoutId: PayoutId, input: PayoutInput, lease?: Date): Promise<PayoutOutcome> {
+export async function applyPayoutInput(trx: Tx, deps: LedgerDeps, payoutId: PayoutId, input: PayoutInput, lease?: Date): Promise<PayoutOutcome> {
   const unlocked = await findPayoutById(trx, payoutId);
   if (unlocked === undefined || unlocked.sandbox) return { outcome: 'unknown' };
   const issuance = await lockIssuance(trx, unlocked.issuanceId);
@@ -43,8 +43,8 @@ export async function applyPayoutInput(trx: Tx, now: Date, payoutId: PayoutId, i
   const step = payoutTransition(payout, input);
   if ('refused' in step) return { outcome: 'unchanged', payout, reason: step.refused };
 
-  const updated = await persistStep(trx, now, payout, step);
-  const eventIds = await emitEvents(trx, now, issuance, updated, step);
+  const updated = await persistStep(trx, deps.now, payout, step);
+  const eventIds = await emitEvents(trx, deps, issuance, updated, step);
   return { outcome: 'recorded', payout: updated, eventIds };
 }
 
@@ -79,7 +79,7 @@ async function persistStep(trx: Tx, now: Date, payout: Payout, step: PayoutStep)
   return updated;
 }
 
-async function emitEvents(trx: Tx, now: Date, issuance: Issuance, payout: Payout, step: PayoutStep): Promise<string[]> {
+async function emitEvents(trx: Tx, deps: LedgerDeps, issuance: Issuance, payout: Payout, step: PayoutStep): Promise<string[]> {
   if (step.events.length === 0) return [];
   const group = issuance.groupId === null ? null : ((await findGroupById(trx, issuance.groupId)) ?? null);
   // One id past the cap tells payoutEventData that the list was truncated.
@@ -90,8 +90,8 @@ async function emitEvents(trx: Tx, now: Date, issuance: Issuance, payout: Payout
     if (type === 'payout.reverted') {
       data = { ...data, chain_event: { reference_event_id: await findPayoutConfirmedEventId(trx, payout.id) } };
     }
-    const envelope = await appendEvent(trx, now, { shopId: issuance.shopId, type, issuanceId: issuance.id, data });
-    if (type === 'payout.confirmed') await updatePayout(trx, payout.id, now, { confirmed_event_id: envelope.id });
+    const envelope = await appendEvent(trx, { now: deps.now, subscribers: deps.ledger.eventSubscribers }, { shopId: issuance.shopId, type, issuanceId: issuance.id, data });
+    if (type === 'payout.confirmed') await updatePayout(trx, payout.id, deps.now, { confirmed_event_id: envelope.id });
     eventIds.push(envelope.id);
   }
   return eventIds;

@@ -1,4 +1,4 @@
-import { closeInvoiceOnChain } from '../issuances/index.js';
+import { closeInvoiceOnChain, type LedgerDeps } from '../issuances/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { asId, type PayoutId } from '../platform/ids.js';
 import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
@@ -18,10 +18,10 @@ import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
  */
 export async function confirmPayout(
   trx: Tx,
-  deps: { readonly now: Date },
+  deps: LedgerDeps,
   input: { readonly payoutId: string; readonly txHash: string },
 ): Promise<PayoutOutcome> {
-  const outcome = await applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'confirmed', txHash: input.txHash });
-  if (outcome.outcome === 'recorded') await closeInvoiceOnChain(trx, deps.now, outcome.payout.issuanceId);
+  const outcome = await applyPayoutInput(trx, deps, asId<PayoutId>(input.payoutId), { type: 'confirmed', txHash: input.txHash });
+  if (outcome.outcome === 'recorded') await closeInvoiceOnChain(trx, deps, outcome.payout.issuanceId);
   return outcome;
 }

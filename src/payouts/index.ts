@@ -17,5 +17,5 @@ export { shownPayoutStatus, type Payout, type PayoutStatus, type ShownPayoutStat
 
 /** The module's worker: payout sending. */
 export function payoutJobs(context: AppContext): Job[] {
-  return [new SendPayoutsJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log })];
+  return [new SendPayoutsJob({ db: context.db, clock: context.clock, adapters: context.chains, log: context.log, ledger: context.ledger })];
 }

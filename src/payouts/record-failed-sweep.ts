@@ -1,3 +1,4 @@
+import type { LedgerDeps } from '../issuances/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { asId, type PayoutId } from '../platform/ids.js';
 import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
@@ -10,6 +11,6 @@ import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
  * No event otherwise (SPEC "Events": sweep.failed is never delivered). A
  * report about a hash the payout has moved on from changes nothing.
  */
-export async function recordFailedSweep(trx: Tx, deps: { readonly now: Date }, input: { readonly payoutId: string; readonly txHash: string }): Promise<PayoutOutcome> {
-  return applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'sweep_reverted', txHash: input.txHash });
+export async function recordFailedSweep(trx: Tx, deps: LedgerDeps, input: { readonly payoutId: string; readonly txHash: string }): Promise<PayoutOutcome> {
+  return applyPayoutInput(trx, deps, asId<PayoutId>(input.payoutId), { type: 'sweep_reverted', txHash: input.txHash });
 }

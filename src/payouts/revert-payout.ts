@@ -1,3 +1,4 @@
+import type { LedgerDeps } from '../issuances/index.js';
 import type { Tx } from '../platform/database/database.js';
 import { asId, type PayoutId } from '../platform/ids.js';
 import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
@@ -11,6 +12,6 @@ import { applyPayoutInput, type PayoutOutcome } from './apply-payout-input.js';
  * signed sweep, so the payout is `sent` again and confirms again later. Only a
  * confirmed payout can be reverted; a repeat is a no-op (`unchanged`).
  */
-export async function revertPayout(trx: Tx, deps: { readonly now: Date }, input: { readonly payoutId: string }): Promise<PayoutOutcome> {
-  return applyPayoutInput(trx, deps.now, asId<PayoutId>(input.payoutId), { type: 'reverted' });
+export async function revertPayout(trx: Tx, deps: LedgerDeps, input: { readonly payoutId: string }): Promise<PayoutOutcome> {
+  return applyPayoutInput(trx, deps, asId<PayoutId>(input.payoutId), { type: 'reverted' });
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db, type Tx } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { applyPayoutInput } from './apply-payout-input.js';
-import { findIssuanceById } from '../issuances/index.js';
+import { findIssuanceById, type LedgerPorts } from '../issuances/index.js';
 import type { Payout } from './payout.js';
 import { claimDuePayouts, leasePayouts, postponePayouts } from './payouts.repository.js';
 import { SEND_LEASE_MS, type PayoutInput } from './payout-lifecycle.js';
@@ -15,6 +15,7 @@ export interface SendPayoutsDeps {
   readonly clock: Clock;
   readonly adapters: ChainAdapters;
   readonly log: FastifyBaseLogger;
+  readonly ledger: LedgerPorts;
 }
 
 /** Sent one after another within one lease, so the batch is small. */
@@ -53,7 +54,7 @@ export class SendPayoutsJob implements Job {
   constructor(private readonly deps: SendPayoutsDeps) {}
 
   async run(): Promise<number> {
-    const { db, clock, log } = this.deps;
+    const { db, clock, log, ledger } = this.deps;
     const now = clock.now();
     const lease = new Date(now.getTime() + SEND_LEASE_MS);
     const claimed = await inTransaction(db, (trx) => this.claim(trx, now, lease));
@@ -65,7 +66,7 @@ export class SendPayoutsJob implements Job {
         log.warn({ err: error, payoutId, adapter: adapterName }, 'payout send failed; retrying with back-off');
         input = { type: 'send_error', message: error instanceof Error ? error.message : String(error) };
       }
-      const outcome = await inTransaction(db, (trx) => applyPayoutInput(trx, clock.now(), payoutId, input, lease));
+      const outcome = await inTransaction(db, (trx) => applyPayoutInput(trx, { now: clock.now(), ledger }, payoutId, input, lease));
       if (outcome.outcome === 'unchanged' && input.type === 'broadcast' && outcome.payout.txHash !== input.txHash) {
         log.error({ payoutId, adapter: adapterName, recorded: outcome.payout.txHash, answered: input.txHash }, 'adapter answered another transaction for a payout already sent');
       }

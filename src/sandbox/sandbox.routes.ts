@@ -22,13 +22,13 @@ const SimulateBody = Type.Object(
 
 /** SPEC "Sandbox". */
 export async function sandboxRoutes(api: IvoryServer, context: AppContext): Promise<void> {
-  const { db, clock } = context;
+  const { db, clock, ledger } = context;
 
   api.post(
     '/shops/:shop_id/sandbox/simulate',
     { schema: { params: ShopParams, body: SimulateBody }, config: { auth: SESSION_OR_WRITE_KEY, idempotent: true } },
     async (request, reply) =>
-      replyShopIdempotent(db, request, reply, 'write', async (trx, access) => ({ status: 200, body: await simulateSandboxEvent(trx, { now: clock.now() }, { id: access.shopId, sandbox: access.shop.sandbox }, request.body) })),
+      replyShopIdempotent(db, request, reply, 'write', async (trx, access) => ({ status: 200, body: await simulateSandboxEvent(trx, { now: clock.now(), ledger }, { id: access.shopId, sandbox: access.shop.sandbox }, request.body) })),
   );
 
   api.post(

@@ -12,6 +12,7 @@ import {
   findTransferByConfirmedEvent,
   recordTransfer,
   type Issuance,
+  type LedgerDeps,
 } from '../issuances/index.js';
 import { SANDBOX_AMOUNT_LIMIT_TOKENS } from '../limits/index.js';
 import { signalPayout, type PayoutSignal } from '../payouts/index.js';
@@ -47,7 +48,7 @@ export type SimulationKind = (typeof SIMULATION_KINDS)[number];
  */
 export async function simulateSandboxEvent(
   trx: Tx,
-  deps: { readonly now: Date },
+  deps: LedgerDeps,
   shop: { readonly id: ShopId; readonly sandbox: boolean },
   body: SimulateBody,
 ): Promise<SimulateResult> {
@@ -108,7 +109,7 @@ export async function simulateSandboxEvent(
 
   if (amount !== 0n) throw fieldError('invalid_amount', 'amount', `must be "0" for ${kind}`);
   if (kind === 'invoice.closed') {
-    const eventId = await closeInvoiceOnChain(trx, deps.now, issuance.id);
+    const eventId = await closeInvoiceOnChain(trx, deps, issuance.id);
     if (eventId === undefined) throw fieldError('invalid_simulation', 'issuance_id', 'not_funded');
     return { ...base, event_id: eventId };
   }

@@ -148,7 +148,7 @@ describe('cancelMerchantIssuances (operator block)', () => {
     const group = (await createInvoice(app, token, owner.shop.id, { assets: [{ chain_id: BASE, token: BASE_USDC }], amount: '10' })).json();
     const deposit = (await createDeposit(app, token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).json();
 
-    const closed = await inTransaction(app.context.db, (trx) => cancelMerchantIssuances(trx, app.clock.now(), owner.merchant.id, 'merchant_blocked'));
+    const closed = await inTransaction(app.context.db, (trx) => cancelMerchantIssuances(trx, { now: app.clock.now(), ledger: app.context.ledger }, owner.merchant.id, 'merchant_blocked'));
     expect(closed).toBe(3);
     expect((await eventsOf(app, invoice.id)).map((event) => [event.type, event.data.reason])).toEqual([['invoice.cancelled', 'merchant_blocked']]);
     expect((await eventsOf(app, group.options[0].id)).map((event) => event.data.reason)).toEqual(['merchant_blocked']);
@@ -156,6 +156,6 @@ describe('cancelMerchantIssuances (operator block)', () => {
     expect((await read(app, token, owner.shop.id, deposit.id)).disabled_at).not.toBeNull();
     expect(await eventsOf(app, deposit.id)).toEqual([]);
     // Idempotent: a second run closes nothing more.
-    expect(await inTransaction(app.context.db, (trx) => cancelMerchantIssuances(trx, app.clock.now(), owner.merchant.id))).toBe(0);
+    expect(await inTransaction(app.context.db, (trx) => cancelMerchantIssuances(trx, { now: app.clock.now(), ledger: app.context.ledger }, owner.merchant.id))).toBe(0);
   });
 });

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 function record(transfer: IncomingTransfer) {
-  return inTransaction(app.context.db, (trx) => recordTransfer(trx, { now: app.clock.now() }, transfer));
+  return inTransaction(app.context.db, (trx) => recordTransfer(trx, { now: app.clock.now(), ledger: app.context.ledger }, transfer));
 }
 
 function transferTo(issuance: { id: string; chain_id: number; address: string }, amount: string, txHash = `0x${randomBytes(32).toString('hex')}`): IncomingTransfer {

@@ -26,7 +26,7 @@ describe('two payout workers at once', () => {
     // Funded only now, with no drain after: the app's own worker must not send them first.
     for (const invoice of invoices) await watcherConfirms(app, invoice.id, invoice.address, usdc(100));
     const worker = () =>
-      new SendPayoutsJob({ db: app.context.db, clock: app.clock, adapters: createChainAdapters(new Map([[BASE, adapter]])), log: app.server.log });
+      new SendPayoutsJob({ db: app.context.db, clock: app.clock, adapters: createChainAdapters({ evm: new Map([[BASE, adapter]]) }), log: app.server.log, ledger: app.context.ledger });
     const [first, second] = [worker(), worker()];
     let claims = 0;
     const runUntilIdle = async (job: SendPayoutsJob) => {

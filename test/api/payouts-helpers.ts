@@ -27,7 +27,7 @@ export async function openLiveInvoice(app: TestApp, amount: string) {
 export async function watcherConfirms(app: TestApp, issuanceId: string, address: string, amount: string) {
   app.clock.advance(1_000);
   return inTransaction(app.context.db, (trx) =>
-    recordTransfer(trx, { now: app.clock.now() }, {
+    recordTransfer(trx, { now: app.clock.now(), ledger: app.context.ledger }, {
       issuanceId,
       chainId: BASE,
       txHash: `0x${randomBytes(32).toString('hex')}`,

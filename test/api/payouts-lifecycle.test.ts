@@ -40,8 +40,8 @@ const PAYOUT_EVENT_KEYS = [
 ];
 
 const confirm = (payoutId: string, txHash: string) =>
-  inTransaction(app.context.db, (trx) => confirmPayout(trx, { now: app.clock.now() }, { payoutId, txHash }));
-const revert = (payoutId: string) => inTransaction(app.context.db, (trx) => revertPayout(trx, { now: app.clock.now() }, { payoutId }));
+  inTransaction(app.context.db, (trx) => confirmPayout(trx, { now: app.clock.now(), ledger: app.context.ledger }, { payoutId, txHash }));
+const revert = (payoutId: string) => inTransaction(app.context.db, (trx) => revertPayout(trx, { now: app.clock.now(), ledger: app.context.ledger }, { payoutId }));
 
 /** A live 100 USDC invoice paid 40 + 90 (LEDGER: recipient 99.5, operator 0.5 + 30 overpayment), its payout sent. */
 async function paidAndSent() {

@@ -153,7 +153,7 @@ describe('the adapter gives up (failed)', () => {
 
 describe('a worker that dies mid-send (the lease)', () => {
   const stuckWorker = () =>
-    new SendPayoutsJob({ db: app.context.db, clock: app.clock, adapters: createChainAdapters(new Map([[BASE, adapter]])), log: app.server.log });
+    new SendPayoutsJob({ db: app.context.db, clock: app.clock, adapters: createChainAdapters({ evm: new Map([[BASE, adapter]]) }), log: app.server.log, ledger: app.context.ledger });
 
   async function untilCalled(payoutId: string, times: number) {
     for (let wait = 0; wait < 500 && sendsOf(payoutId).length < times; wait += 1) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -20,7 +20,7 @@ export async function emitEvent(
 ): Promise<{ id: string; bytes: string }> {
   const now = app.context.clock.now();
   const envelope = await inTransaction(app.context.db, (trx) =>
-    appendEvent(trx, now, { shopId, type, data, ...(issuanceId === undefined ? {} : { issuanceId }) }),
+    appendEvent(trx, { now, subscribers: app.context.ledger.eventSubscribers }, { shopId, type, data, ...(issuanceId === undefined ? {} : { issuanceId }) }),
   );
   const row = await app.context.db.selectFrom('events').select('envelope').where('id', '=', envelope.id).executeTakeFirstOrThrow();
   return { id: envelope.id, bytes: row.envelope };

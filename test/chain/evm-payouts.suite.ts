@@ -19,6 +19,7 @@ import { confirmPayout, recordFailedSweep, revertPayout, wakeWaitingGasPayouts }
 import { ManualClock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { inTransaction, type DatabaseHandle } from '../../src/platform/database/database.js';
+import { ledgerPorts } from '../../src/ledger-ports.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
 import { TEST_SECRET_KEY } from '../support/app.js';
 import { freshDatabase } from '../support/database.js';
@@ -56,15 +57,15 @@ export function evmPayoutSuite(options: { readonly hardfork?: string; readonly t
   const ledger: SweepLedger = {
     async confirmPayout(trx, now, payout) {
       ledgerCalls.push({ call: 'confirm', ...payout });
-      await confirmPayout(trx, { now }, payout);
+      await confirmPayout(trx, { now, ledger: ledgerPorts }, payout);
     },
     async revertPayout(trx, now, payout) {
       ledgerCalls.push({ call: 'revert', ...payout });
-      await revertPayout(trx, { now }, payout);
+      await revertPayout(trx, { now, ledger: ledgerPorts }, payout);
     },
     async sweepFailed(trx, now, payout) {
       ledgerCalls.push({ call: 'sweepFailed', ...payout });
-      await recordFailedSweep(trx, { now }, payout);
+      await recordFailedSweep(trx, { now, ledger: ledgerPorts }, payout);
     },
     async relayerFunded(trx, now, network) {
       return wakeWaitingGasPayouts(trx, network.chainId, now);
@@ -169,7 +170,7 @@ export function evmPayoutSuite(options: { readonly hardfork?: string; readonly t
     await anvil.client.waitForTransactionReceipt({ hash });
     clock.advance(1_000);
     await inTransaction(database.db, (trx) =>
-      recordTransfer(trx, { now: clock.now() }, {
+      recordTransfer(trx, { now: clock.now(), ledger: ledgerPorts }, {
         issuanceId: invoice.id,
         chainId: anvil.chainId,
         txHash: hash,

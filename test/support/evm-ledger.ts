@@ -1,18 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { SweepLedger, TransferLedger } from '../../src/chains/ledger-ports.js';
 import { listWatchedAddresses } from '../../src/allocation/index.js';
-import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
-import { confirmPayout, payoutLedger, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from '../../src/payouts/index.js';
+import { recordTransfer } from '../../src/issuances/index.js';
+import { ledgerPorts } from '../../src/ledger-ports.js';
+import { confirmPayout, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from '../../src/payouts/index.js';
 import { newId } from '../../src/platform/crypto.js';
 import type { Executor } from '../../src/platform/database/database.js';
-
-// What the composition root does once at start (app.ts): the ledger's payouts.
-connectPayoutLedger(payoutLedger);
 
 /** The real ledger behind the watcher's port. */
 export const transferLedger: TransferLedger = {
   recordTransfer: async (trx, now, transfer) => {
-    await recordTransfer(trx, { now }, transfer);
+    await recordTransfer(trx, { now, ledger: ledgerPorts }, transfer);
   },
   // The app's own query (allocation `listWatchedAddresses`), as `src/live-chains.ts` wires it.
   watchedAddresses: listWatchedAddresses,
@@ -21,13 +19,13 @@ export const transferLedger: TransferLedger = {
 /** The real payouts ledger behind the payout tracker's port, as `src/live-chains.ts` wires it. */
 export const sweepLedger: SweepLedger = {
   confirmPayout: async (trx, now, payout) => {
-    await confirmPayout(trx, { now }, payout);
+    await confirmPayout(trx, { now, ledger: ledgerPorts }, payout);
   },
   revertPayout: async (trx, now, payout) => {
-    await revertPayout(trx, { now }, payout);
+    await revertPayout(trx, { now, ledger: ledgerPorts }, payout);
   },
   sweepFailed: async (trx, now, payout) => {
-    await recordFailedSweep(trx, { now }, payout);
+    await recordFailedSweep(trx, { now, ledger: ledgerPorts }, payout);
   },
   relayerFunded: async (trx, now, network) => wakeWaitingGasPayouts(trx, network.chainId, now),
 };

@@ -57,7 +57,8 @@ describe('catalogue: live EVM network access', () => {
   it('reads rpc_url, confirmations and tuning, with defaults', () => {
     const catalogue = load({ rpc_url: 'http://127.0.0.1:8545', confirmations: 2 }).load();
     expect(catalogue.network(31337)?.chain).toEqual({
-      rpcUrl: 'http://127.0.0.1:8545',
+      family: 'evm',
+      rpcUrls: ['http://127.0.0.1:8545'],
       confirmations: 2,
       feeWallet: undefined,
       pollIntervalMs: 1_000,

@@ -1,40 +1,21 @@
 import { getAddress, type Address } from 'viem';
 import type { ChainNetwork } from '../chain-network.js';
 import { parseDecimalAmount } from '../../money/index.js';
-import type { Clock } from '../../platform/clock.js';
-import type { SecretBox } from '../../platform/crypto.js';
-import type { Db } from '../../platform/database/database.js';
 import type { Job } from '../../platform/jobs.js';
 import type { AddressRequest, ChainAdapter, PayoutBroadcast, PayoutRequest } from '../chain-adapter.js';
+import type { ChainFamilyDriver, FamilyDriverDeps, LiveNetworkState } from '../family-driver.js';
+import { evmAccessParser, type EvmAccess } from './evm-access.js';
 import { readFactoryFeeWallet } from './contracts/index.js';
 import { createEvmChainAdapter, type EvmChainAdapter } from './evm-adapter.js';
 import type { EvmNetwork, EvmToken } from './evm-network.js';
-import type { SweepLedger, TransferLedger } from '../ledger-ports.js';
-import type { EvmLog } from './payouts/index.js';
 import { createRpcClient, ensureRelayer, relayerStatus } from './relayer/index.js';
-import { EvmWatcherJob, scanStatus, type WatcherLog } from './watcher/index.js';
+import { EvmWatcherJob, scanStatus } from './watcher/index.js';
 
-export interface EvmChainsDeps {
-  readonly db: Db;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly log: EvmLog & WatcherLog;
-  /** The catalogue's networks; those with chain access (`rpc_url` and both factories) become live. */
-  readonly networks: readonly ChainNetwork[];
-  readonly transferLedger: TransferLedger;
-  readonly sweepLedger: SweepLedger;
-}
+export type EvmChainsDeps = FamilyDriverDeps;
 
 /** What the operator's admin endpoint shows of one live EVM network. */
-export interface EvmNetworkStatus {
-  readonly chainId: number;
-  readonly name: string;
+export interface EvmNetworkStatus extends LiveNetworkState {
   readonly relayerAddress: Address;
-  /** Wei; null when the node did not answer in time. */
-  readonly relayerBalance: bigint | null;
-  readonly headBlock: bigint | null;
-  readonly lastScannedBlock: bigint | null;
-  readonly confirmations: number;
 }
 
 /** The live EVM networks of one deployment: their adapters, their workers, their status. */
@@ -46,6 +27,13 @@ export interface EvmChains {
   status(): Promise<EvmNetworkStatus[]>;
 }
 
+/** The EVM family: its catalogue access, and its networks started by `startEvmChains`. */
+export const evmDriver: ChainFamilyDriver<EvmAccess> = {
+  family: 'evm',
+  access: evmAccessParser,
+  start: startEvmChains,
+};
+
 /**
  * Builds every live EVM network of the catalogue: makes sure each has a
  * relayer (generated and sealed on first start), and wires the adapter
@@ -54,15 +42,15 @@ export interface EvmChains {
  * start delays that network's work, never the start of Ivory.
  */
 export async function startEvmChains(deps: EvmChainsDeps): Promise<EvmChains> {
-  const live = deps.networks.filter((network) => network.family === 'evm' && network.enabled && network.chain !== undefined);
+  const live = deps.networks.flatMap((network) => (network.enabled && network.chain?.family === 'evm' ? [{ network, chain: network.chain }] : []));
   const adapters = new Map<number, ChainAdapter>();
   const jobs: Job[] = [];
   const relayers = new Map<number, Address>();
-  for (const network of live) {
-    const base = scanTargetOf(network);
+  for (const { network, chain } of live) {
+    const base = scanTargetOf(network, chain);
     const relayer = await ensureRelayer(deps.db, deps.secrets, network.chainId);
     relayers.set(network.chainId, getAddress(relayer.address));
-    const deferred = deferAdapter(base, network.chain?.feeWallet, deps);
+    const deferred = deferAdapter(base, chain.feeWallet, deps);
     adapters.set(network.chainId, deferred.adapter);
     jobs.push(new EvmWatcherJob({ db: deps.db, clock: deps.clock, network: base, ledger: deps.transferLedger, log: deps.log }), deferred.tracker);
   }
@@ -71,9 +59,8 @@ export async function startEvmChains(deps: EvmChainsDeps): Promise<EvmChains> {
     jobs,
     async status() {
       return Promise.all(
-        live.map(async (network): Promise<EvmNetworkStatus> => {
-          const chain = network.chain;
-          const relayer = chain === undefined ? undefined : await relayerStatus(deps.db, { chainId: network.chainId, rpcUrl: chain.rpcUrl });
+        live.map(async ({ network, chain }): Promise<EvmNetworkStatus> => {
+          const relayer = await relayerStatus(deps.db, { chainId: network.chainId, rpcUrl: chain.rpcUrls[0] });
           const scan = await scanStatus(deps.db, network.chainId);
           return {
             chainId: network.chainId,
@@ -82,7 +69,7 @@ export async function startEvmChains(deps: EvmChainsDeps): Promise<EvmChains> {
             relayerBalance: relayer?.balance ?? null,
             headBlock: scan.headBlock,
             lastScannedBlock: scan.lastScannedBlock,
-            confirmations: chain?.confirmations ?? 0,
+            confirmations: chain.confirmations,
           };
         }),
       );
@@ -91,12 +78,11 @@ export async function startEvmChains(deps: EvmChainsDeps): Promise<EvmChains> {
 }
 
 /** The network as the watcher and the adapter see it, without the fee wallet (resolved later). */
-function scanTargetOf(network: ChainNetwork): Omit<EvmNetwork, 'feeWallet'> {
-  const chain = network.chain;
-  if (chain === undefined) throw new Error(`chain ${network.chainId} is not live`);
+function scanTargetOf(network: ChainNetwork, chain: EvmAccess): Omit<EvmNetwork, 'feeWallet'> {
   return {
     chainId: network.chainId,
-    rpcUrl: chain.rpcUrl,
+    // The first endpoint only: failover between them is issue 22's work.
+    rpcUrl: chain.rpcUrls[0],
     confirmations: chain.confirmations,
     mainFactory: getAddress(network.mainFactory),
     invoiceFactory: getAddress(network.invoiceFactory),

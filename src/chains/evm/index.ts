@@ -1,9 +1,10 @@
 /**
  * Live EVM networks (issue 9): forwarder contracts, CREATE2 addresses, the
- * relayer and its crash-safe payouts, the chain watcher. The composition root
- * uses `startEvmChains`; the CLI deploys contracts and imports relayer keys.
+ * relayer and its crash-safe payouts, the chain watcher, behind the family
+ * driver `evmDriver`; the CLI deploys contracts and imports relayer keys.
  */
-export { startEvmChains, type EvmChains, type EvmChainsDeps, type EvmNetworkStatus } from './evm-chains.js';
+export { evmDriver, startEvmChains, type EvmChains, type EvmChainsDeps, type EvmNetworkStatus } from './evm-chains.js';
+export type { EvmAccess } from './evm-access.js';
 export { deployContracts, deployTestStablecoin, type DeployedContracts } from './contracts/index.js';
 export { importRelayerKey } from './relayer/index.js';
 export { recoverForwarder, RecoverRefused, type RecoverOutcome, type RecoverRequest } from './recover-forwarder.js';

@@ -1,0 +1,23 @@
+import type { FamilyAccessParsers, ChainFamilyDriver } from './family-driver.js';
+import { evmDriver } from './evm/index.js';
+import { solanaAccessParser } from './solana/solana-access.js';
+import { tronAccessParser } from './tron/tron-access.js';
+
+/**
+ * The families that run on this version, by family. A network of a family
+ * absent here is listed but never live (`network_not_ready`): Tron and
+ * Solana join when their drivers exist (issues 23, 24), with no stub before.
+ */
+export const familyDrivers: readonly ChainFamilyDriver[] = [evmDriver];
+
+/**
+ * How every family's catalogue entries are read (decision 0028): a family's
+ * access is checked at start even before it has a driver, so an operator
+ * learns of a bad field on the day the entry is written. A family with a
+ * driver answers with the driver's own parser.
+ */
+export const familyAccess: FamilyAccessParsers = {
+  evm: evmDriver.access,
+  tron: tronAccessParser,
+  solana: solanaAccessParser,
+};

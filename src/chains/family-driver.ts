@@ -1,0 +1,70 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../platform/clock.js';
+import type { SecretBox } from '../platform/crypto.js';
+import type { Db } from '../platform/database/database.js';
+import type { Job } from '../platform/jobs.js';
+import type { AccessParser } from './access-section.js';
+import type { ChainAdapter } from './chain-adapter.js';
+import type { ChainAccess, ChainFamily, ChainNetwork } from './chain-network.js';
+import type { SweepLedger, TransferLedger } from './ledger-ports.js';
+
+export type DriverLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+
+/** What a family driver is started with: the deployment's services and the ledger's ports, nothing more. */
+export interface FamilyDriverDeps {
+  readonly db: Db;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly log: DriverLog;
+  /**
+   * The catalogue's networks of the driver's family, enabled or not; the
+   * driver runs those that are enabled and have access (`chain`).
+   */
+  readonly networks: readonly ChainNetwork[];
+  readonly transferLedger: TransferLedger;
+  readonly sweepLedger: SweepLedger;
+}
+
+/**
+ * What the operator sees of one live network, the same shape for every
+ * family, so that the admin API shows it without knowing the family.
+ */
+export interface LiveNetworkState {
+  readonly chainId: number;
+  readonly name: string;
+  /** The relayer (the key that pays network fees), in the family's display form. */
+  readonly relayerAddress: string;
+  /** The relayer's native coin in the family's smallest unit (wei, sun, lamports); null when the node did not answer. */
+  readonly relayerBalance: bigint | null;
+  readonly headBlock: bigint | null;
+  readonly lastScannedBlock: bigint | null;
+  readonly confirmations: number;
+}
+
+/** A started family: its adapters by chain id, its workers, and its status for the operator. */
+export interface RunningFamily {
+  readonly adapters: ReadonlyMap<number, ChainAdapter>;
+  readonly jobs: readonly Job[];
+  status(): Promise<LiveNetworkState[]>;
+}
+
+/**
+ * One blockchain family behind one interface (ARCHITECTURE "Chains"): code
+ * outside `chains/` asks the driver registered for a network's family and
+ * never switches on the family. (The address codec joins it when the
+ * families' codecs land.)
+ */
+export interface ChainFamilyDriver<Access extends ChainAccess = ChainAccess> {
+  readonly family: Access['family'];
+  /** The family's catalogue access section, parsed and checked at start. */
+  readonly access: AccessParser<Access>;
+  /**
+   * Makes the family's networks live: relayers, adapters, watchers. Talks to
+   * no node here, so that a node down at start delays that network's work,
+   * never the start of Ivory.
+   */
+  start(deps: FamilyDriverDeps): Promise<RunningFamily>;
+}
+
+/** The access parser of every family, whether or not it has a driver yet: a catalogue entry is checked either way. */
+export type FamilyAccessParsers = { readonly [Family in ChainFamily]: AccessParser<Extract<ChainAccess, { family: Family }>> };
