@@ -40,8 +40,8 @@ export async function startChainHarness(
     env?: Record<string, string>;
     /** Adapters consulted before the app's own (by chain id, read at each call): a test swaps in a sender that dies. */
     liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
-    /** The node address the catalogue lists (default: anvil's own): a test puts a faulty hop in between. */
-    rpcUrl?: (anvil: Anvil) => Promise<string>;
+    /** The node addresses the catalogue lists (default: anvil's own): a test puts faulty hops in between. */
+    rpcUrls?: (anvil: Anvil) => Promise<readonly string[]>;
   } = {},
 ): Promise<ChainHarness> {
   const confirmations = options.confirmations ?? 2;
@@ -77,7 +77,7 @@ export async function startChainHarness(
             { address: token, symbol: 'TUSD', decimals: 6, status: 'ready' },
             { address: otherToken, symbol: 'OUSD', decimals: 6, status: 'ready' },
           ],
-          rpc_url: options.rpcUrl === undefined ? anvil.rpcUrl : await options.rpcUrl(anvil),
+          ...(options.rpcUrls === undefined ? { rpc_url: anvil.rpcUrl } : { rpc_urls: await options.rpcUrls(anvil) }),
           confirmations,
           poll_interval_ms: 50,
         },

@@ -31,6 +31,8 @@ export interface FaultyRpc {
    * answers this, and no block or receipt above it is known.
    */
   headAt: bigint | null;
+  /** A node on its own fork: blocks from this number on answer another hash than the real chain's. */
+  forkedFrom: bigint | null;
   /** Requests seen, and how many got a fault, per method. */
   readonly seen: Map<string, number>;
   readonly faulted: Map<string, number>;
@@ -83,6 +85,7 @@ export async function startFaultyRpc(target: string): Promise<FaultyRpc> {
         .then(async (answer) => {
           let text = await answer.text();
           if (head !== null) text = asNodeAt(text, head);
+          if (proxy.forkedFrom !== null) text = asForkFrom(text, proxy.forkedFrom);
           if (fault?.kind === 'truncated' || fault?.kind === 'dropped') {
             response.writeHead(answer.status, { 'content-type': 'application/json' });
             response.write(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
@@ -102,6 +105,7 @@ export async function startFaultyRpc(target: string): Promise<FaultyRpc> {
     fault: null,
     hits: () => true,
     headAt: null,
+    forkedFrom: null,
     seen: new Map(),
     faulted: new Map(),
     async close() {
@@ -121,6 +125,21 @@ function asNodeAt(answer: string, head: bigint): string {
     if (typeof block === 'string' && BigInt(block) > head) return JSON.stringify({ ...parsed, result: null });
   } catch {
     // Not JSON (an upstream error page): passed on as it is.
+  }
+  return answer;
+}
+
+/** A block at or above `from` gets another hash (its last hex digit changed): the same heights, another chain. */
+function asForkFrom(answer: string, from: bigint): string {
+  try {
+    const parsed = JSON.parse(answer) as { result?: { number?: string; hash?: string } | null };
+    const block = parsed.result;
+    if (typeof block?.number === 'string' && typeof block.hash === 'string' && BigInt(block.number) >= from) {
+      const hash = block.hash;
+      return JSON.stringify({ ...parsed, result: { ...block, hash: `${hash.slice(0, -1)}${hash.endsWith('0') ? '1' : '0'}` } });
+    }
+  } catch {
+    // Not JSON: passed on as it is.
   }
   return answer;
 }

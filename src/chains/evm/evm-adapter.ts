@@ -17,7 +17,7 @@ export interface EvmChainAdapterDeps {
   readonly log: EvmLog;
   /** What the payout tracker tells the ledger (handed in by the composition root). */
   readonly ledger: SweepLedger;
-  /** Defaults to a client of `network.rpcUrl` whose every call is bounded by a timeout. */
+  /** Defaults to a client of the network's endpoints whose every call is bounded by a timeout. */
   readonly client?: PublicClient;
   readonly tuning?: Partial<PayoutTrackerTuning>;
   /** Tests only: crash points between signing, storing and broadcasting. */
@@ -39,7 +39,7 @@ export interface EvmChainAdapter extends ChainAdapter {
  * any number of processes may run it on one database.
  */
 export function createEvmChainAdapter(deps: EvmChainAdapterDeps): EvmChainAdapter {
-  const client = deps.client ?? createRpcClient(deps.network.rpcUrl);
+  const client = deps.client ?? createRpcClient(deps.network.rpcUrls ?? [deps.network.rpcUrl]);
   const payoutTracker = new EvmPayoutTracker({ ...deps, client });
   return {
     name: `evm-${deps.network.chainId}`,

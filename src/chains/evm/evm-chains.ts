@@ -60,7 +60,7 @@ export async function startEvmChains(deps: EvmChainsDeps): Promise<EvmChains> {
     async status() {
       return Promise.all(
         live.map(async ({ network, chain }): Promise<EvmNetworkStatus> => {
-          const relayer = await relayerStatus(deps.db, { chainId: network.chainId, rpcUrl: chain.rpcUrls[0] });
+          const relayer = await relayerStatus(deps.db, { chainId: network.chainId, rpcUrls: chain.rpcUrls });
           const scan = await scanStatus(deps.db, network.chainId);
           return {
             chainId: network.chainId,
@@ -83,6 +83,7 @@ function scanTargetOf(network: ChainNetwork, chain: EvmAccess): Omit<EvmNetwork,
     chainId: network.chainId,
     // The first endpoint only: failover between them is issue 22's work.
     rpcUrl: chain.rpcUrls[0],
+    rpcUrls: chain.rpcUrls,
     confirmations: chain.confirmations,
     mainFactory: getAddress(network.mainFactory),
     invoiceFactory: getAddress(network.invoiceFactory),
@@ -112,7 +113,7 @@ function deferAdapter(base: Omit<EvmNetwork, 'feeWallet'>, configured: string | 
   let pending: Promise<EvmChainAdapter> | undefined;
   const resolve = (): Promise<EvmChainAdapter> => {
     pending ??= (async () => {
-      const feeWallet = configured !== undefined ? getAddress(configured) : await readFactoryFeeWallet(createRpcClient(base.rpcUrl), base.invoiceFactory);
+      const feeWallet = configured !== undefined ? getAddress(configured) : await readFactoryFeeWallet(createRpcClient(base.rpcUrls ?? [base.rpcUrl]), base.invoiceFactory);
       return createEvmChainAdapter({ db: deps.db, secrets: deps.secrets, clock: deps.clock, log: deps.log, ledger: deps.sweepLedger, network: { ...base, feeWallet } });
     })().catch((error: unknown) => {
       pending = undefined;

@@ -20,6 +20,8 @@ export interface EvmToken {
 export interface EvmNetwork {
   readonly chainId: number;
   readonly rpcUrl: string;
+  /** Every endpoint of the network, `rpcUrl` first (catalogue `rpc_urls`); the watcher and relayer fail over among them. */
+  readonly rpcUrls?: readonly string[];
   /** Blocks after the transfer's block before `transfer.confirmed`; 0 means at inclusion. */
   readonly confirmations: number;
   /** Deposit forwarder factory (`main_factory`). */

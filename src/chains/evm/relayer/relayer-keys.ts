@@ -63,13 +63,13 @@ export interface RelayerStatus {
  * What the admin endpoint shows of a network's relayer. Undefined before the
  * relayer exists. Never throws for a node that is down: the balance is null.
  */
-export async function relayerStatus(db: Executor, network: { readonly chainId: number; readonly rpcUrl: string }, timeoutMs = 3_000): Promise<RelayerStatus | undefined> {
+export async function relayerStatus(db: Executor, network: { readonly chainId: number; readonly rpcUrl?: string; readonly rpcUrls?: readonly string[] }, timeoutMs = 3_000): Promise<RelayerStatus | undefined> {
   const row = await findRelayer(db, network.chainId);
   if (row === undefined) return undefined;
   const address = getAddress(row.address);
   let balance: bigint | null = null;
   try {
-    balance = await createRpcClient(network.rpcUrl, timeoutMs).getBalance({ address });
+    balance = await createRpcClient(network.rpcUrls ?? [network.rpcUrl ?? ''], timeoutMs).getBalance({ address });
   } catch {
     balance = null;
   }

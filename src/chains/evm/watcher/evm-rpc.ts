@@ -38,6 +38,12 @@ export interface EvmRpc {
   transferLogs(tokens: readonly string[], from: bigint, to: bigint): Promise<TransferLog[]>;
   /** Null when the transaction is not in the canonical chain. */
   transferReceipt(txHash: string): Promise<TransferReceipt | null>;
+  /**
+   * Several endpoints only (`failover-rpc.ts`): before a rewind, whether another
+   * endpoint still has the stored `hash` at `number` — then the answering one is
+   * on its own fork, and this throws to abandon the pass without rewinding.
+   */
+  disputesReorg?(number: bigint, hash: string): Promise<boolean>;
 }
 
 interface RawLog {

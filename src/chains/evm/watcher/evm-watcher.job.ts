@@ -4,7 +4,8 @@ import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
 import type { TransferLedger } from '../../ledger-ports.js';
 import { AdaptiveBlockRange } from './block-range.js';
-import { createEvmRpc, type EvmRpc } from './evm-rpc.js';
+import type { EvmRpc } from './evm-rpc.js';
+import { createFailoverEvmRpc, EndpointSwitched } from './failover-rpc.js';
 import { findReorgAncestor, rewindAfterReorg, type ReorgDeps } from './handle-reorg.js';
 import { fetchRange, matchTransfers, type FetchedRange } from './scan-range.js';
 import { tellLedger } from './tell-ledger.js';
@@ -85,7 +86,7 @@ export class EvmWatcherJob implements Job {
     this.#deps = deps;
     this.name = `evm-watcher:${network.chainId}`;
     this.idleMs = network.pollIntervalMs;
-    this.#rpc = createEvmRpc(network.rpcUrl, {
+    this.#rpc = createFailoverEvmRpc(network.rpcUrls ?? [network.rpcUrl], {
       timeoutMs: options.rpcTimeoutMs ?? 10_000,
       maxResponseBytes: options.rpcMaxResponseBytes ?? 10 * 1024 * 1024,
     });
@@ -114,6 +115,11 @@ export class EvmWatcherJob implements Job {
       this.#failures = 0;
       return done;
     } catch (error) {
+      if (error instanceof EndpointSwitched) {
+        // Another endpoint takes the next pass, at once: the switch is the retry.
+        this.#deps.log.warn({ chainId: this.#deps.network.chainId, from: error.from, to: error.to, why: error.why }, 'evm watcher: RPC endpoint distrusted; switching');
+        return 0;
+      }
       this.#failures += 1;
       const pause = Math.min(this.#backoff.maxMs, this.#backoff.initialMs * 2 ** (this.#failures - 1));
       this.#retryAt = performance.now() + pause * (0.75 + Math.random() * 0.5);
