@@ -32,4 +32,6 @@ export interface FamilyRules {
   readonly malformedRecipient: ErrorCode;
   /** A recipient that is one of the service's own addresses (a token, a fee wallet, a service wallet). */
   readonly ownAddressRecipient: ErrorCode;
+  /** What an operator adds to the catalogue entry for live payments on a network of the family (network_not_ready's advice). */
+  readonly liveSetup: string;
 }

@@ -147,7 +147,7 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
 function notLiveReason(network: Network): string {
   return (
     `This deployment has no node configured for ${network.name} (chain_id ${network.chainId}), so it takes no live payments there: ` +
-    'its operator adds the network to the NETWORKS_FILE catalogue with rpc_url, main_factory and invoice_factory (printed by npx ivory contracts deploy; EVM networks only in this version). ' +
+    `${familyRules(network.family).liveSetup}. ` +
     'GET /networks shows live: true where live invoices are accepted.'
   );
 }

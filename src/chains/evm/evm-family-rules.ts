@@ -15,4 +15,5 @@ export const evmFamilyRules: FamilyRules = {
   serviceWalletMissing: 'wallet_not_ready',
   malformedRecipient: 'invalid_recipient',
   ownAddressRecipient: 'invalid_recipient',
+  liveSetup: 'its operator lists the network in the NETWORKS_FILE catalogue with rpc_url (or rpc_urls), main_factory and invoice_factory (printed by npx ivory contracts deploy)',
 };

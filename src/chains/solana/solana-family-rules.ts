@@ -15,4 +15,5 @@ export const solanaFamilyRules: FamilyRules = {
   serviceWalletMissing: 'solana_bridge_unavailable',
   malformedRecipient: 'invalid_solana_address',
   ownAddressRecipient: 'invalid_solana_address',
+  liveSetup: 'Solana networks take no live payments in this version of Ivory',
 };

@@ -14,4 +14,5 @@ export const tronFamilyRules: FamilyRules = {
   serviceWalletMissing: 'tron_bridge_unavailable',
   malformedRecipient: 'invalid_tron_address',
   ownAddressRecipient: 'invalid_tron_recipient',
+  liveSetup: 'Tron networks take no live payments in this version of Ivory',
 };
