@@ -26,6 +26,11 @@ export interface FamilyRules {
   readonly listsWalletBridge: boolean;
   /** A live issuance whose shop has no recipient on the family. */
   readonly recipientMissing: ErrorCode;
+  /**
+   * Sandbox shops need the recipient too (Tron: issue 23 — the sandbox rehearses the
+   * immutable recipient a live shop will need); EVM sandbox shops may omit it (SPEC "Shop").
+   */
+  readonly recipientRequiredInSandbox: boolean;
   /** A live issuance paying into the merchant's service wallet when none is set for the family. */
   readonly serviceWalletMissing: ErrorCode;
   /** A request whose recipient address does not even have the family's shape (the schema's field error). */

@@ -104,9 +104,9 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
   if (!merchantMayUse(setup, network.family)) throw new IvoryError('merchant_network_disabled');
   if (shop.sandbox && rules.sandboxRefusal !== undefined) throw new IvoryError(rules.sandboxRefusal);
   const payout = payoutOf(shop, network.family, setup);
-  if (!shop.sandbox) {
-    if (!token.ready) throw fieldError('asset_not_ready', 'token', `${token.symbol} on ${network.name} is not ready for live payments (no status "ready" in GET /networks)`);
-    if (payout.recipient === null) throw new IvoryError(payout.target === 'wallet' ? rules.serviceWalletMissing : rules.recipientMissing);
+  if (!shop.sandbox && !token.ready) throw fieldError('asset_not_ready', 'token', `${token.symbol} on ${network.name} is not ready for live payments (no status "ready" in GET /networks)`);
+  if (payout.recipient === null && (!shop.sandbox || rules.recipientRequiredInSandbox)) {
+    throw new IvoryError(payout.target === 'wallet' ? rules.serviceWalletMissing : rules.recipientMissing);
   }
   if (adapters.adapterFor(shop.sandbox, network.chainId, network.family) === undefined) throw fieldError('network_not_ready', 'chain_id', notLiveReason(network));
 

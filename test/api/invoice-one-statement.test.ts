@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/platform/database/database.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createOwnerWithShop } from '../support/factories.js';
-import { BASE, BASE_USDC, TRON, TRON_USDT, createInvoice, openInvoiceRow, storedCounts, usdc } from './issuances-helpers.js';
+import { BASE, BASE_USDC, TRON, TRON_USDT, createInvoice, giveTronRecipient, openInvoiceRow, storedCounts, usdc } from './issuances-helpers.js';
 
 // Decision 0019, "Invoice creation in one statement": a process keeps the issuance terms an
 // API key was granted (shop, merchant standing, fee terms, service wallets, Tron switch,
@@ -87,6 +87,7 @@ describe('invoice creation in one statement: the kept terms (decision 0019)', ()
 
   it("follow the merchant's Tron switch (SPEC merchant_network_disabled)", async () => {
     const owner = await warmOwner();
+    await giveTronRecipient(app, owner.shop.id);
     const tron = { chain_id: TRON, token: TRON_USDT, amount: usdc(10) };
     expect((await created(owner, tron)).chain_id).toBe(TRON);
     await app.context.db.updateTable('merchants').set({ tron_enabled: false }).where('id', '=', owner.merchant.id).execute();

@@ -104,6 +104,12 @@ describe('SPEC "Errors" at creation: status, code, nothing stored', () => {
     await expectRefused('deposit', { chain_id: SOLANA, token: SOLANA_USDC }, 'solana_setup_required', { live: true });
   });
 
+  it('sandbox shops too: tron_setup_required without a Tron recipient (issue 23: the sandbox rehearses the live setup); an EVM sandbox shop needs none', async () => {
+    await expectRefused('invoice', { chain_id: TRON, token: TRON_USDT, amount: usdc(10) }, 'tron_setup_required');
+    await expectRefused('deposit', { chain_id: TRON, token: TRON_USDT }, 'tron_setup_required');
+    await expectRefused('invoice', { assets: [base, { chain_id: TRON, token: TRON_USDT }], amount: '10' }, 'tron_setup_required', { details: { chain_id: TRON, token: TRON_USDT } });
+  });
+
   it('Rule 2: one failing option fails the group, nothing is created, details name the option', async () => {
     await expectRefused('invoice', { assets: [base, { chain_id: 999_999, token: 'X' }], amount: '10' }, 'unsupported_network', {
       details: { chain_id: 999_999, token: 'X' },

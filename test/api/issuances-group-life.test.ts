@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createOwnerWithShop } from '../support/factories.js';
 import {
+  giveTronRecipient,
   ARBITRUM,
   ARBITRUM_USDT,
   BASE,
@@ -41,6 +42,7 @@ const assets = [
 describe('an invoice group through its whole life', () => {
   it('is created with one option per asset, priced per token decimals, and paid once', async () => {
     const owner = await createOwnerWithShop(app.context.db);
+    await giveTronRecipient(app, owner.shop.id);
     const { token } = owner.key;
     const created = await createInvoice(app, token, owner.shop.id, { assets, amount: '10.5', external_id: 'cart-7' });
     expect(created.statusCode).toBe(202);

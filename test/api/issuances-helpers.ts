@@ -1,3 +1,4 @@
+import { sandboxAddress } from '../../src/chains/index.js';
 import { listIssuanceEvents } from '../../src/events/index.js';
 import { newId } from '../../src/platform/crypto.js';
 import type { Role } from '../../src/platform/database/schema.js';
@@ -15,6 +16,13 @@ export const BNB_USDT = '0x55d398326f99059fF775485246999027B3197955';
 export const TRON = 728126428;
 export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 /** Listed but without status ready. */
+/**
+ * A sandbox shop needs a Tron recipient to issue on Tron (issue 23: tron_setup_required in the
+ * sandbox too): any valid address will do, the sandbox moves no money.
+ */
+export async function giveTronRecipient(app: TestApp, shopId: string): Promise<void> {
+  await app.context.db.updateTable('shops').set({ tron_recipient: sandboxAddress('tron', `recipient-${shopId}`) }).where('id', '=', shopId).execute();
+}
 export const TRON_USDC = 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8';
 export const SOLANA = 900;
 export const SOLANA_USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createOwnerWithShop, createShop } from '../support/factories.js';
 import {
+  giveTronRecipient,
   ARBITRUM,
   ARBITRUM_USDC,
   BASE,
@@ -146,6 +147,7 @@ describe('SPEC "Limits": active invoices per merchant', () => {
 describe('SPEC "Limits": deposit addresses per merchant per family', () => {
   it('each option is its own address; families are counted apart; paused addresses do not count', async () => {
     const owner = await ownerWithLimits({ depositAddressLimits: { evm: 2 } });
+    await giveTronRecipient(app, owner.shop.id);
     const token = owner.key.token;
     const first = await createDeposit(app, token, owner.shop.id, { chain_id: BASE, token: BASE_USDC });
     expect(first.statusCode).toBe(202);

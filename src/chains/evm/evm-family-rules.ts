@@ -11,6 +11,7 @@ export const evmFamilyRules: FamilyRules = {
   needsMerchantOptIn: false,
   listsWalletBridge: false,
   // EVM payouts need the wallet set up either way: one code for both.
+  recipientRequiredInSandbox: false,
   recipientMissing: 'wallet_not_ready',
   serviceWalletMissing: 'wallet_not_ready',
   malformedRecipient: 'invalid_recipient',

@@ -11,6 +11,7 @@ export const solanaFamilyRules: FamilyRules = {
   sandboxRefusal: 'solana_sandbox_unavailable',
   needsMerchantOptIn: false,
   listsWalletBridge: true,
+  recipientRequiredInSandbox: false,
   recipientMissing: 'solana_setup_required',
   serviceWalletMissing: 'solana_bridge_unavailable',
   malformedRecipient: 'invalid_solana_address',

@@ -10,6 +10,7 @@ export const tronFamilyRules: FamilyRules = {
   sandboxRefusal: undefined,
   needsMerchantOptIn: true,
   listsWalletBridge: false,
+  recipientRequiredInSandbox: true,
   recipientMissing: 'tron_setup_required',
   serviceWalletMissing: 'tron_bridge_unavailable',
   malformedRecipient: 'invalid_tron_address',
