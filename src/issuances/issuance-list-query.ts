@@ -64,8 +64,8 @@ const EXTERNAL_ID_MAX = 1000;
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 /** Contract addresses (0x hex), Solana mints and Tron addresses (base58): letters and digits. */
 const TOKEN = /^[A-Za-z0-9]{1,128}$/;
-/** `chain_id` is an `integer` column: anything above its range names no network. */
-const CHAIN_ID_MAX = 2_147_483_647;
+/** The catalogue admits chain ids up to the largest exact JavaScript integer: anything above names no network. */
+const CHAIN_ID_MAX = Number.MAX_SAFE_INTEGER;
 
 export function parseIssuanceListQuery(query: IssuanceListParameters): IssuanceListRequest {
   const filter: {
@@ -115,7 +115,7 @@ function externalId(value: string): string {
 }
 
 function chainId(value: string): number {
-  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > CHAIN_ID_MAX) refuse('chain_id', `must be an integer from 1 to ${CHAIN_ID_MAX}`);
+  if (!/^[1-9]\d{0,15}$/.test(value) || Number(value) > CHAIN_ID_MAX) refuse('chain_id', `must be an integer from 1 to ${CHAIN_ID_MAX}`);
   return Number(value);
 }
 

@@ -315,7 +315,7 @@ describe('GET /shops/{shop_id}/issuances: bad input', () => {
     ['chain_id=-1', 'chain_id'],
     ['chain_id=1.5', 'chain_id'],
     ['chain_id=1e3', 'chain_id'],
-    ['chain_id=2147483648', 'chain_id'],
+    ['chain_id=9007199254740992', 'chain_id'],
     ['chain_id=base', 'chain_id'],
     ['token=', 'token'],
     ['token=0x12-34', 'token'],
@@ -367,6 +367,8 @@ describe('GET /shops/{shop_id}/issuances: bad input', () => {
       'created_after=2000-01-01T00:00:00.123456789-14:00',
       'created_before=9999-12-31T23:59:59%2B14:59',
       'chain_id=2147483647',
+      'chain_id=3448148188',
+      'chain_id=9007199254740991',
       'external_id=%F0%9F%A7%BE',
     ]) {
       expect((await list(owner.key.token, owner.shop.id, `?${query}`)).statusCode, query).toBe(200);

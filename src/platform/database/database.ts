@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Database } from './schema.js';
+import { ChainIdAsNumber } from './chain-id-plugin.js';
 import { PGlitePool } from './pglite-pool.js';
 import { PreparedStatementPool } from './prepared-statements.js';
 import { isRetryableTransactionError } from './retry.js';
@@ -46,7 +47,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   // then emits 'error' on the pool, which would crash the process unhandled.
   // The pool drops that client and the next query opens a fresh one.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }), plugins: [new ChainIdAsNumber()] });
   return {
     db,
     kind: 'postgres',
@@ -91,7 +92,7 @@ export async function openEmbedded(dataDir?: string, image?: Blob): Promise<Data
     unlock();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }), plugins: [new ChainIdAsNumber()] });
   return {
     db,
     kind: 'embedded',
