@@ -1,7 +1,7 @@
 import type { Tx } from '../platform/database/database.js';
 import { newId } from '../platform/crypto.js';
 import type { EventEnvelope, EventType } from './event.js';
-import { insertEvent, nextIssuanceSequence } from './events.repository.js';
+import { insertEvent, insertEvents, lastIssuanceSequences, nextIssuanceSequence } from './events.repository.js';
 
 /** An event as the outbox's subscribers see it, inside the transaction that wrote it. */
 export interface AppendedEvent {
@@ -65,4 +65,39 @@ export async function appendEvent(trx: Tx, now: Date, event: NewEvent): Promise<
   const appended: AppendedEvent = { id: envelope.id, shopId: event.shopId, type: event.type, createdAt: now };
   for (const subscriber of subscribers) await subscriber(trx, appended);
   return envelope;
+}
+
+/**
+ * `appendEvent` for many events in one insert (the batch ledger entry), in
+ * the given order: each issuance's `data.sequence` continues where its last
+ * event left off, exactly as appending them one by one would number them.
+ * The caller holds every issuance's row lock. Answers the envelopes in order.
+ */
+export async function appendEvents(trx: Tx, now: Date, events: readonly NewEvent[]): Promise<EventEnvelope[]> {
+  if (events.length === 0) return [];
+  const issuanceIds = [...new Set(events.flatMap((event) => (event.issuanceId === undefined ? [] : [event.issuanceId])))];
+  const last = await lastIssuanceSequences(trx, issuanceIds);
+  const envelopes: EventEnvelope[] = [];
+  const rows = events.map((event) => {
+    const issuanceId = event.issuanceId ?? null;
+    let sequence: number | null = null;
+    if (issuanceId !== null) {
+      sequence = (last.get(issuanceId) ?? 0) + 1;
+      last.set(issuanceId, sequence);
+    }
+    const envelope: EventEnvelope = {
+      id: newId(),
+      type: event.type,
+      created_at: now.toISOString(),
+      data: sequence === null ? { ...event.data } : { ...event.data, sequence },
+    };
+    envelopes.push(envelope);
+    return { id: envelope.id, shopId: event.shopId, type: event.type, issuanceId, issuanceSequence: sequence, envelope: JSON.stringify(envelope), createdAt: now };
+  });
+  await insertEvents(trx, rows);
+  for (const row of rows) {
+    const appended: AppendedEvent = { id: row.id, shopId: row.shopId, type: row.type, createdAt: now };
+    for (const subscriber of subscribers) await subscriber(trx, appended);
+  }
+  return envelopes;
 }

@@ -6,6 +6,7 @@ import { ExpireInvoicesJob } from './expire-invoices.job.js';
 export { issuancesRoutes } from './issuances.routes.js';
 export { cancelMerchantIssuances } from './cancel-merchant-issuances.js';
 export { recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
+export { recordTransfers } from './record-transfers.js';
 export { closeInvoiceOnChain } from './close-invoice-on-chain.js';
 export { openAllocatedIssuance } from './open-allocated-issuance.js';
 export { connectPayoutLedger, type IssuancePayout, type PayoutAmounts, type PayoutLedger } from './payout-port.js';
