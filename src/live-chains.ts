@@ -2,7 +2,7 @@ import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue, IsLive } from './catalogue/index.js';
 import { startEvmChains, type ChainAdapters, type SweepLedger, type EvmChains, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
-import { recordTransfer } from './issuances/index.js';
+import { recordTransfers } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
@@ -14,8 +14,8 @@ import type { IvoryServer } from './platform/http/server.js';
  * that `chains/` imports no business module (ARCHITECTURE "Boundaries").
  */
 const transferLedger: TransferLedger = {
-  async recordTransfer(trx, now, transfer) {
-    await recordTransfer(trx, { now }, transfer);
+  async recordTransfers(trx, now, transfers) {
+    await recordTransfers(trx, { now }, transfers);
   },
   watchedAddresses: listWatchedAddresses,
 };

@@ -6,7 +6,7 @@ export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, Payo
 export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';
 export { cannotLand, nextExpiringPayoutStep, type ExpiringPayoutStep, type ExpiryClocks, type SignedAttempt } from './expiring-payout.js';
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
-export { readScanLags } from './evm/watcher/scan-lag.repository.js';
+export { readScanLags } from './ingest/index.js';
 export {
   deployContracts,
   deployTestStablecoin,

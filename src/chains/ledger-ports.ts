@@ -8,7 +8,11 @@ import type { Db, Tx } from '../platform/database/database.js';
  * EVM today, Tron and Solana through the same two ports.
  */
 
-/** An incoming token transfer to a watched address, keyed by (chain, tx hash, log index). */
+/**
+ * An incoming token transfer to a watched address, keyed by (chain, transaction
+ * id, position): the log index on EVM and Tron; on Solana the instruction and
+ * inner-instruction index in one integer (`chains/ingest/transfer-source.ts`).
+ */
 export interface ChainTransfer {
   readonly issuanceId: string;
   readonly chainId: number;
@@ -32,8 +36,12 @@ export interface WatchedAddress {
 }
 
 export interface TransferLedger {
-  /** `recordTransfer` of the issuances module, inside the caller's transaction. */
-  recordTransfer(trx: Tx, now: Date, transfer: ChainTransfer): Promise<void>;
+  /**
+   * `recordTransfers` of the issuances module, inside the caller's
+   * transaction: the same as telling `recordTransfer` each transfer in order,
+   * in a few statements (the ingest pipeline tells a batch per transaction).
+   */
+  recordTransfers(trx: Tx, now: Date, transfers: readonly ChainTransfer[]): Promise<void>;
   /** Live issuances on `chainId` with an address, allocated after `after` (all when null). */
   watchedAddresses(db: Db, chainId: number, after: { readonly allocatedAt: Date; readonly issuanceId: string } | null): Promise<WatchedAddress[]>;
 }

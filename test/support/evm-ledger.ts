@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TransferLedger } from '../../src/chains/ledger-ports.js';
 import { listWatchedAddresses } from '../../src/allocation/index.js';
-import { connectPayoutLedger, recordTransfer } from '../../src/issuances/index.js';
+import { connectPayoutLedger, recordTransfers } from '../../src/issuances/index.js';
 import { payoutLedger } from '../../src/payouts/index.js';
 import { newId } from '../../src/platform/crypto.js';
 import type { Executor } from '../../src/platform/database/database.js';
@@ -11,8 +11,8 @@ connectPayoutLedger(payoutLedger);
 
 /** The real ledger behind the watcher's port. */
 export const transferLedger: TransferLedger = {
-  recordTransfer: async (trx, now, transfer) => {
-    await recordTransfer(trx, { now }, transfer);
+  recordTransfers: async (trx, now, transfers) => {
+    await recordTransfers(trx, { now }, transfers);
   },
   // The app's own query (allocation `listWatchedAddresses`), as `src/live-chains.ts` wires it.
   watchedAddresses: listWatchedAddresses,

@@ -1,16 +1,22 @@
 import { sql } from 'kysely';
-import type { Db, Executor, Tx } from '../../../platform/database/database.js';
-import type { EvmTransferStatus, EvmWatcherTables, LedgerStatus } from './watcher.schema.js';
+import type { Executor, Tx } from '../../platform/database/database.js';
+import type { InboxStatus, IngestTables, LedgerStatus } from './ingest.schema.js';
 
 /**
- * The watcher's SQL (migrations/202611230010_evm_watcher.sql). Its tables are
- * typed in `watcher.schema.ts` and joined onto the shared `Database` here, so
- * the shared schema file needs no edit.
+ * The transfer inbox (`chain_transfers`): every transfer of a catalogue token
+ * to a watched address that a source read, by natural key (network,
+ * transaction id, position), and the queue of what the ledger still has to be
+ * told (`ledger_due`). The ledger (`transfers`, module issuances) hears of
+ * these only through the `TransferLedger` port.
  */
-const tables = (executor: Executor) => executor.withTables<EvmWatcherTables>();
-const tablesTx = (trx: Tx) => trx.withTables<EvmWatcherTables>();
+const tables = (executor: Executor) => executor.withTables<IngestTables>();
+const tablesTx = (trx: Tx) => trx.withTables<IngestTables>();
 
-/** A transfer as the watcher keeps it. */
+/**
+ * A transfer as the inbox keeps it. `txHash` is the transaction id and
+ * `logIndex` the position (named as in the ledger port, `ChainTransfer`):
+ * see the migration 202611280010 for the Solana encoding.
+ */
 export interface WatchedTransfer {
   readonly chainId: number;
   readonly txHash: string;
@@ -22,103 +28,9 @@ export interface WatchedTransfer {
   readonly toAddress: string;
   readonly amount: bigint;
   readonly issuanceId: string;
-  readonly status: EvmTransferStatus;
+  readonly status: InboxStatus;
   readonly credited: boolean;
   readonly ledgerStatus: LedgerStatus | null;
-}
-
-export interface ScanCursor {
-  readonly nextBlock: bigint;
-  readonly headBlock: bigint | null;
-}
-
-/** The cursor of `chainId`, created at `startBlock` on first use. */
-export async function ensureScanCursor(db: Db, chainId: number, startBlock: bigint, now: Date): Promise<ScanCursor> {
-  const existing = await findScanCursor(db, chainId);
-  if (existing !== undefined) return existing;
-  await tables(db)
-    .insertInto('evm_scan_cursors')
-    .values({ chain_id: String(chainId), next_block: String(startBlock), head_block: null, updated_at: now })
-    .onConflict((conflict) => conflict.column('chain_id').doNothing())
-    .execute();
-  const cursor = await findScanCursor(db, chainId);
-  if (cursor === undefined) throw new Error(`evm watcher: no scan cursor for chain ${chainId}`);
-  return cursor;
-}
-
-export async function findScanCursor(executor: Executor, chainId: number): Promise<ScanCursor | undefined> {
-  const row = await tables(executor)
-    .selectFrom('evm_scan_cursors')
-    .select(['next_block', 'head_block'])
-    .where('chain_id', '=', String(chainId))
-    .executeTakeFirst();
-  if (row === undefined) return undefined;
-  return { nextBlock: BigInt(row.next_block), headBlock: row.head_block === null ? null : BigInt(row.head_block) };
-}
-
-/**
- * One scanner per network across processes: a transaction-scoped advisory lock
- * keyed by the chain id, tried (never waited for), then the cursor row locked
- * and compared with what the caller scanned from. False: another process got
- * there first, and the caller's results must be discarded.
- */
-export async function claimScanCommit(trx: Tx, chainId: number, expectedNextBlock: bigint): Promise<boolean> {
-  const locked = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`ivory.evm-watcher:${chainId}`}, 0)) as locked`.execute(trx);
-  if (locked.rows[0]?.locked !== true) return false;
-  const row = await tablesTx(trx)
-    .selectFrom('evm_scan_cursors')
-    .select('next_block')
-    .where('chain_id', '=', String(chainId))
-    .forUpdate()
-    .executeTakeFirst();
-  return row !== undefined && BigInt(row.next_block) === expectedNextBlock;
-}
-
-export async function moveScanCursor(trx: Tx, chainId: number, nextBlock: bigint, headBlock: bigint, now: Date): Promise<void> {
-  await tablesTx(trx)
-    .updateTable('evm_scan_cursors')
-    .set({ next_block: String(nextBlock), head_block: String(headBlock), updated_at: now })
-    .where('chain_id', '=', String(chainId))
-    .execute();
-}
-
-export async function findBlockHash(executor: Executor, chainId: number, blockNumber: bigint): Promise<string | undefined> {
-  const row = await tables(executor)
-    .selectFrom('evm_block_hashes')
-    .select('block_hash')
-    .where('chain_id', '=', String(chainId))
-    .where('block_number', '=', String(blockNumber))
-    .executeTakeFirst();
-  return row?.block_hash;
-}
-
-/** Stored hashes at or below `atMost`, newest first. */
-export async function listBlockHashes(executor: Executor, chainId: number, atMost: bigint): Promise<{ blockNumber: bigint; blockHash: string }[]> {
-  const rows = await tables(executor)
-    .selectFrom('evm_block_hashes')
-    .select(['block_number', 'block_hash'])
-    .where('chain_id', '=', String(chainId))
-    .where('block_number', '<=', String(atMost))
-    .orderBy('block_number', 'desc')
-    .execute();
-  return rows.map((row) => ({ blockNumber: BigInt(row.block_number), blockHash: row.block_hash }));
-}
-
-export async function saveBlockHashes(trx: Tx, chainId: number, hashes: ReadonlyMap<bigint, string>): Promise<void> {
-  if (hashes.size === 0) return;
-  await tablesTx(trx)
-    .insertInto('evm_block_hashes')
-    .values([...hashes].map(([blockNumber, blockHash]) => ({ chain_id: String(chainId), block_number: String(blockNumber), block_hash: blockHash })))
-    .onConflict((conflict) => conflict.columns(['chain_id', 'block_number']).doUpdateSet({ block_hash: (eb) => eb.ref('excluded.block_hash') }))
-    .execute();
-}
-
-/** Forgets hashes above a reorg's common ancestor, and those older than the reorg window. */
-export async function deleteBlockHashes(trx: Tx, chainId: number, range: { readonly above?: bigint; readonly below?: bigint }): Promise<void> {
-  let query = tablesTx(trx).deleteFrom('evm_block_hashes').where('chain_id', '=', String(chainId));
-  if (range.above !== undefined) query = query.where('block_number', '>', String(range.above));
-  if (range.below !== undefined) query = query.where('block_number', '<', String(range.below));
-  await query.execute();
 }
 
 const INSERT_CHUNK = 1_000;
@@ -133,12 +45,12 @@ export async function upsertTransfers(trx: Tx, transfers: readonly WatchedTransf
   for (let start = 0; start < transfers.length; start += INSERT_CHUNK) {
     const chunk = transfers.slice(start, start + INSERT_CHUNK);
     await tablesTx(trx)
-      .insertInto('evm_transfers')
+      .insertInto('chain_transfers')
       .values(
         chunk.map((transfer) => ({
           chain_id: String(transfer.chainId),
-          tx_hash: transfer.txHash,
-          log_index: transfer.logIndex,
+          tx_id: transfer.txHash,
+          position: transfer.logIndex,
           block_number: String(transfer.blockNumber),
           block_hash: transfer.blockHash,
           token: transfer.token,
@@ -156,9 +68,9 @@ export async function upsertTransfers(trx: Tx, transfers: readonly WatchedTransf
       )
       .onConflict((conflict) =>
         conflict
-          .columns(['chain_id', 'tx_hash', 'log_index'])
+          .columns(['chain_id', 'tx_id', 'position'])
           .doUpdateSet({ block_number: (eb) => eb.ref('excluded.block_number'), block_hash: (eb) => eb.ref('excluded.block_hash'), updated_at: now })
-          .where('evm_transfers.status', 'in', ['observed', 'confirmed']),
+          .where('chain_transfers.status', 'in', ['observed', 'confirmed']),
       )
       .execute();
   }
@@ -167,7 +79,7 @@ export async function upsertTransfers(trx: Tx, transfers: readonly WatchedTransf
 /** Observed transfers at or below `confirmableBlock` become confirmed; returns how many. */
 export async function confirmTransfers(trx: Tx, chainId: number, confirmableBlock: bigint, now: Date): Promise<number> {
   const result = await tablesTx(trx)
-    .updateTable('evm_transfers')
+    .updateTable('chain_transfers')
     .set((eb) => ({ status: 'confirmed', ledger_due: eb.ref('credited'), updated_at: now }))
     .where('chain_id', '=', String(chainId))
     .where('status', '=', 'observed')
@@ -179,13 +91,13 @@ export async function confirmTransfers(trx: Tx, chainId: number, confirmableBloc
 /** Observed and confirmed transfers in blocks above `blockNumber`: what a reorg there may have removed. */
 export async function listTransfersAbove(executor: Executor, chainId: number, blockNumber: bigint): Promise<WatchedTransfer[]> {
   const rows = await tables(executor)
-    .selectFrom('evm_transfers')
+    .selectFrom('chain_transfers')
     .selectAll()
     .where('chain_id', '=', String(chainId))
     .where('block_number', '>', String(blockNumber))
     .where('status', 'in', ['observed', 'confirmed'])
     .orderBy('block_number')
-    .orderBy('log_index')
+    .orderBy('position')
     .execute();
   return rows.map(toWatchedTransfer);
 }
@@ -193,11 +105,11 @@ export async function listTransfersAbove(executor: Executor, chainId: number, bl
 /** A transfer whose transaction now sits in another block: same key, same status. */
 export async function moveTransfer(trx: Tx, transfer: WatchedTransfer, block: { readonly number: bigint; readonly hash: string }, now: Date): Promise<void> {
   await tablesTx(trx)
-    .updateTable('evm_transfers')
+    .updateTable('chain_transfers')
     .set({ block_number: String(block.number), block_hash: block.hash, updated_at: now })
     .where('chain_id', '=', String(transfer.chainId))
-    .where('tx_hash', '=', transfer.txHash)
-    .where('log_index', '=', transfer.logIndex)
+    .where('tx_id', '=', transfer.txHash)
+    .where('position', '=', transfer.logIndex)
     .where('status', 'in', ['observed', 'confirmed'])
     .execute();
 }
@@ -205,11 +117,11 @@ export async function moveTransfer(trx: Tx, transfer: WatchedTransfer, block: { 
 /** A transfer that vanished in a reorg: observed → dropped, confirmed → reverted. */
 export async function markVanished(trx: Tx, transfer: WatchedTransfer, now: Date): Promise<void> {
   await tablesTx(trx)
-    .updateTable('evm_transfers')
+    .updateTable('chain_transfers')
     .set((eb) => ({ status: transfer.status === 'observed' ? 'dropped' : 'reverted', ledger_due: eb.ref('credited'), updated_at: now }))
     .where('chain_id', '=', String(transfer.chainId))
-    .where('tx_hash', '=', transfer.txHash)
-    .where('log_index', '=', transfer.logIndex)
+    .where('tx_id', '=', transfer.txHash)
+    .where('position', '=', transfer.logIndex)
     .where('status', '=', transfer.status)
     .execute();
 }
@@ -217,8 +129,8 @@ export async function markVanished(trx: Tx, transfer: WatchedTransfer, now: Date
 /** Whether any transfer waits for the ledger: one cheap probe before the workers start. */
 export async function hasLedgerDue(executor: Executor, chainId: number): Promise<boolean> {
   const row = await tables(executor)
-    .selectFrom('evm_transfers')
-    .select('log_index')
+    .selectFrom('chain_transfers')
+    .select('position')
     .where('chain_id', '=', String(chainId))
     .where('ledger_due', '=', true)
     .limit(1)
@@ -239,14 +151,14 @@ export async function claimLedgerDue(
   limit: number,
 ): Promise<WatchedTransfer[]> {
   let query = tablesTx(trx)
-    .selectFrom('evm_transfers')
+    .selectFrom('chain_transfers')
     .selectAll()
     .where('chain_id', '=', String(chainId))
     .where('ledger_due', '=', true);
   if (slice.partitions > 1) {
     query = query.where(sql<number>`mod(abs(hashtext(issuance_id::text)::int8), ${slice.partitions})`, '=', slice.partition);
   }
-  const rows = await query.orderBy('block_number').orderBy('log_index').limit(limit).forUpdate().skipLocked().execute();
+  const rows = await query.orderBy('block_number').orderBy('position').limit(limit).forUpdate().skipLocked().execute();
   return rows.map(toWatchedTransfer);
 }
 
@@ -256,37 +168,30 @@ export async function markLedgerTold(trx: Tx, told: readonly { readonly transfer
   for (const { transfer, ledgerStatus } of told) byStatus.set(ledgerStatus, [...(byStatus.get(ledgerStatus) ?? []), transfer]);
   for (const [ledgerStatus, transfers] of byStatus) {
     await tablesTx(trx)
-      .updateTable('evm_transfers')
+      .updateTable('chain_transfers')
       .set({ ledger_status: ledgerStatus, ledger_due: false, updated_at: now })
       .where('chain_id', '=', String(transfers[0]?.chainId))
-      .where(sql<boolean>`(tx_hash, log_index) in (${sql.join(transfers.map((transfer) => sql`(${transfer.txHash}, ${transfer.logIndex})`))})`)
+      .where(sql<boolean>`(tx_id, position) in (${sql.join(transfers.map((transfer) => sql`(${transfer.txHash}, ${transfer.logIndex})`))})`)
       .execute();
   }
-}
-
-/** What the operator's admin endpoint shows per network. */
-export async function scanStatus(db: Db, chainId: number): Promise<{ readonly headBlock: bigint | null; readonly lastScannedBlock: bigint | null }> {
-  const cursor = await findScanCursor(db, chainId);
-  if (cursor === undefined) return { headBlock: null, lastScannedBlock: null };
-  return { headBlock: cursor.headBlock, lastScannedBlock: cursor.nextBlock - 1n };
 }
 
 /** Every transfer the watcher recorded for an issuance, credited or not, in chain order. */
 export async function listIssuanceChainTransfers(executor: Executor, issuanceId: string): Promise<WatchedTransfer[]> {
   const rows = await tables(executor)
-    .selectFrom('evm_transfers')
+    .selectFrom('chain_transfers')
     .selectAll()
     .where('issuance_id', '=', issuanceId)
     .orderBy('block_number')
-    .orderBy('log_index')
+    .orderBy('position')
     .execute();
   return rows.map(toWatchedTransfer);
 }
 
 type TransferRow = {
   chain_id: string;
-  tx_hash: string;
-  log_index: number;
+  tx_id: string;
+  position: number;
   block_number: string;
   block_hash: string;
   token: string;
@@ -294,7 +199,7 @@ type TransferRow = {
   to_address: string;
   amount: string;
   issuance_id: string;
-  status: EvmTransferStatus;
+  status: InboxStatus;
   credited: boolean;
   ledger_status: LedgerStatus | null;
 };
@@ -302,8 +207,8 @@ type TransferRow = {
 function toWatchedTransfer(row: TransferRow): WatchedTransfer {
   return {
     chainId: Number(row.chain_id),
-    txHash: row.tx_hash,
-    logIndex: row.log_index,
+    txHash: row.tx_id,
+    logIndex: row.position,
     blockNumber: BigInt(row.block_number),
     blockHash: row.block_hash,
     token: row.token,
