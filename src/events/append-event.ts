@@ -17,7 +17,10 @@ export interface AppendedEvent {
  * root (`connectEventSubscribers` in `app.ts`): the outbox names no module
  * that builds on it.
  */
-export type EventSubscriber = (trx: Tx, event: AppendedEvent) => Promise<unknown>;
+export type EventSubscriber = ((trx: Tx, event: AppendedEvent) => Promise<unknown>) & {
+  /** Optional: the same reaction to many events at once (`appendEvents`), in fewer statements. */
+  readonly many?: (trx: Tx, events: readonly AppendedEvent[]) => Promise<unknown>;
+};
 
 let subscribers: readonly EventSubscriber[] = [];
 
@@ -95,9 +98,10 @@ export async function appendEvents(trx: Tx, now: Date, events: readonly NewEvent
     return { id: envelope.id, shopId: event.shopId, type: event.type, issuanceId, issuanceSequence: sequence, envelope: JSON.stringify(envelope), createdAt: now };
   });
   await insertEvents(trx, rows);
-  for (const row of rows) {
-    const appended: AppendedEvent = { id: row.id, shopId: row.shopId, type: row.type, createdAt: now };
-    for (const subscriber of subscribers) await subscriber(trx, appended);
+  const appended = rows.map((row): AppendedEvent => ({ id: row.id, shopId: row.shopId, type: row.type, createdAt: now }));
+  for (const subscriber of subscribers) {
+    if (subscriber.many !== undefined) await subscriber.many(trx, appended);
+    else for (const event of appended) await subscriber(trx, event);
   }
   return envelopes;
 }

@@ -108,12 +108,13 @@ async function recordInSets(
 
   // Payouts before the transfers that point at them. Only a batch's first
   // payout of an issuance can sweep transfers confirmed before the batch.
+  const payouts = [...runs.values()].flatMap((run) => run.payouts);
+  const payoutIds = await payoutLedger().scheduleMany(trx, now, payouts);
+  for (const [position, payout] of payouts.entries()) payout.id = payoutIds[position] ?? null;
   const firstPayouts: { issuanceId: IssuanceId; payoutId: PayoutId }[] = [];
   for (const run of runs.values()) {
-    for (const payout of run.payouts) {
-      payout.id = await payoutLedger().schedule(trx, now, payout.issuance, payout.split);
-      if (payout === run.payouts[0]) firstPayouts.push({ issuanceId: run.issuance.id, payoutId: payout.id });
-    }
+    const first = run.payouts[0]?.id;
+    if (first !== undefined && first !== null) firstPayouts.push({ issuanceId: run.issuance.id, payoutId: first });
   }
   await attachUnsweptTransfersMany(trx, firstPayouts);
   const envelopes = await appendEvents(
