@@ -113,7 +113,7 @@ async function catchUpThroughput() {
     network: network(node.rpcUrl, token, BigInt(startBlock) + 1n, { maxBlockRange: 2_000, pollIntervalMs: 1_000 }),
     ledger,
     log: silent,
-    options: { ledgerWorkers: workers },
+    options: { ledgerWorkers: workers, ...(process.env.BENCH_WATCHER_LEDGER_BATCH ? { ledgerBatchSize: Number(process.env.BENCH_WATCHER_LEDGER_BATCH) } : {}) },
   });
   const began = performance.now();
   let passes = 0;

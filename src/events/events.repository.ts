@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
 
 export interface StoredEvent {
@@ -71,7 +72,7 @@ export async function lastIssuanceSequences(executor: Executor, issuanceIds: rea
   const rows = await executor
     .selectFrom('events')
     .select((eb) => ['issuance_id', eb.fn.max('issuance_sequence').as('last')])
-    .where('issuance_id', 'in', issuanceIds)
+    .where(sql<boolean>`issuance_id = any(${issuanceIds}::uuid[])`)
     .groupBy('issuance_id')
     .execute();
   return new Map(rows.map((row) => [row.issuance_id ?? '', Number(row.last ?? 0)]));

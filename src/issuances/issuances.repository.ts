@@ -326,14 +326,14 @@ export async function listMerchantOpenIssuances(
 
 export async function findIssuancesByIds(executor: Executor, ids: readonly IssuanceId[]): Promise<Map<IssuanceId, Issuance>> {
   if (ids.length === 0) return new Map();
-  const rows = await executor.selectFrom('issuances').selectAll().where('id', 'in', ids).execute();
+  const rows = await executor.selectFrom('issuances').selectAll().where(sql<boolean>`id = any(${ids}::uuid[])`).execute();
   return new Map(rows.map((row) => [asId<IssuanceId>(row.id), toIssuance(row)]));
 }
 
 /** Locks issuances in id order, so two batch lockers never deadlock. */
 export async function lockIssuances(trx: Tx, ids: readonly IssuanceId[]): Promise<Map<IssuanceId, Issuance>> {
   if (ids.length === 0) return new Map();
-  const rows = await trx.selectFrom('issuances').selectAll().where('id', 'in', ids).orderBy('id').forUpdate().execute();
+  const rows = await trx.selectFrom('issuances').selectAll().where(sql<boolean>`id = any(${ids}::uuid[])`).orderBy('id').forUpdate().execute();
   return new Map(rows.map((row) => [asId<IssuanceId>(row.id), toIssuance(row)]));
 }
 

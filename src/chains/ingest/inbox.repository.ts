@@ -164,16 +164,13 @@ export async function claimLedgerDue(
 
 export async function markLedgerTold(trx: Tx, told: readonly { readonly transfer: WatchedTransfer; readonly ledgerStatus: LedgerStatus | null }[], now: Date): Promise<void> {
   if (told.length === 0) return;
-  const byStatus = new Map<LedgerStatus | null, WatchedTransfer[]>();
-  for (const { transfer, ledgerStatus } of told) byStatus.set(ledgerStatus, [...(byStatus.get(ledgerStatus) ?? []), transfer]);
-  for (const [ledgerStatus, transfers] of byStatus) {
-    await tablesTx(trx)
-      .updateTable('chain_transfers')
-      .set({ ledger_status: ledgerStatus, ledger_due: false, updated_at: now })
-      .where('chain_id', '=', String(transfers[0]?.chainId))
-      .where(sql<boolean>`(tx_id, position) in (${sql.join(transfers.map((transfer) => sql`(${transfer.txHash}, ${transfer.logIndex})`))})`)
-      .execute();
-  }
+  // One statement for the whole batch, whatever the statuses (issue 22: writes in sets).
+  await sql`
+    update chain_transfers set ledger_status = told.ledger_status, ledger_due = false, updated_at = ${now}
+    from unnest(${told.map(({ transfer }) => String(transfer.chainId))}::int8[], ${told.map(({ transfer }) => transfer.txHash)}::text[],
+      ${told.map(({ transfer }) => transfer.logIndex)}::int[], ${told.map(({ ledgerStatus }) => ledgerStatus)}::text[])
+      as told(chain_id, tx_id, position, ledger_status)
+    where chain_transfers.chain_id = told.chain_id and chain_transfers.tx_id = told.tx_id and chain_transfers.position = told.position`.execute(trx);
 }
 
 /** Every transfer the watcher recorded for an issuance, credited or not, in chain order. */

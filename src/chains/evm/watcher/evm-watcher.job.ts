@@ -96,7 +96,7 @@ export class EvmWatcherJob implements Job {
       window: network.confirmations + (options.reorgDepth ?? 64),
     };
     this.#ledgerWorkers = Math.max(1, options.ledgerWorkers ?? 1);
-    this.#ledgerBatchSize = Math.max(1, options.ledgerBatchSize ?? 400);
+    this.#ledgerBatchSize = Math.max(1, options.ledgerBatchSize ?? 200);
     this.#rangesInFlight = Math.max(1, options.rangesInFlight ?? 4);
     this.#backoff = options.backoff ?? { initialMs: Math.max(250, network.pollIntervalMs), maxMs: 30_000 };
   }
