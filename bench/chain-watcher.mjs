@@ -15,7 +15,8 @@
 // Storage: BENCH_DATABASE_URL (PostgreSQL; a scratch database is created and dropped) or
 // embedded PGlite in a temporary directory. BENCH_WATCHER_LEDGER_WORKERS (8 on PostgreSQL,
 // 1 on PGlite) sets the watcher's concurrent ledger transactions. Figures are reported, never
-// asserted. BENCH_WATCHER_ONLY=catchup runs the first part alone.
+// asserted. BENCH_WATCHER_ONLY=catchup runs the first part alone; BENCH_WATCHER_LEDGER_BATCH sets the
+// transfers told to the ledger per transaction (the watcher's default, 200, otherwise).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer as httpServer } from 'node:http';
