@@ -78,7 +78,8 @@ async function recordInSets(
 ): Promise<void> {
   const keys = [...new Map(indexes.map((index) => [transferKey(incoming[index] as IncomingTransfer), incoming[index] as IncomingTransfer])).values()];
   const rows: BatchRows = { transfers: await lockTransfersByKeys(trx, keys), sweptBy: new Map() };
-  const known = new Set(rows.transfers.keys());
+  // Stored rows as loaded: only those the batch changed are written back (as recordTransfer writes only what it changes).
+  const known = new Map(rows.transfers);
   const runs = new Map<string, BatchIssuance>();
   const events: EventToWrite[] = [];
   const recorded: { index: number; key: string; issuance: Issuance; events: EventToWrite[] }[] = [];
@@ -143,7 +144,11 @@ async function recordInSets(
   // recording the same key for another issuance (a broken feed): give up the batch.
   const inserted = await insertTransfers(trx, fresh);
   if (inserted !== fresh.length) throw new Error(`ledger batch: ${fresh.length - inserted} transfer key(s) stored concurrently; retry the batch`);
-  await updateTransfers(trx, [...finished].filter(([key]) => known.has(key)).map(([, transfer]) => transfer));
+  const changed = [...finished].filter(([key, transfer]) => {
+    const loaded = known.get(key);
+    return loaded !== undefined && (rows.transfers.get(key) !== loaded || transfer.payoutId !== loaded.payoutId);
+  });
+  await updateTransfers(trx, changed.map(([, transfer]) => transfer));
   await updateIssuanceBalances(trx, now, [...runs.values()].filter((run) => run.touched).map((run) => run.issuance));
 
   for (const entry of recorded) {
