@@ -2,7 +2,7 @@ import type { ListLiveNetworks } from './admin/index.js';
 import type { Catalogue, IsLive } from './catalogue/index.js';
 import { familyDrivers, type ChainAdapters, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
-import { recordTransfer, type LedgerPorts } from './issuances/index.js';
+import { recordTransfers, type LedgerPorts } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
@@ -17,8 +17,8 @@ import type { IvoryServer } from './platform/http/server.js';
 function chainLedgers(ledger: LedgerPorts): { transferLedger: TransferLedger; sweepLedger: SweepLedger } {
   return {
     transferLedger: {
-      async recordTransfer(trx, now, transfer) {
-        await recordTransfer(trx, { now, ledger }, transfer);
+      async recordTransfers(trx, now, transfers) {
+        await recordTransfers(trx, { now, ledger }, transfers);
       },
       watchedAddresses: listWatchedAddresses,
     },

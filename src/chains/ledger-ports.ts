@@ -9,7 +9,11 @@ import type { ChainFamily } from './chain-network.js';
  * EVM today, Tron and Solana through the same two ports.
  */
 
-/** An incoming token transfer to a watched address, keyed by (chain, tx hash, log index). */
+/**
+ * An incoming token transfer to a watched address, keyed by (chain, transaction
+ * id, position): the log index on EVM and Tron; on Solana the instruction and
+ * inner-instruction index in one integer (`chains/ingest/transfer-source.ts`).
+ */
 export interface ChainTransfer {
   readonly issuanceId: string;
   readonly chainId: number;
@@ -33,8 +37,12 @@ export interface WatchedAddress {
 }
 
 export interface TransferLedger {
-  /** `recordTransfer` of the issuances module, inside the caller's transaction. */
-  recordTransfer(trx: Tx, now: Date, transfer: ChainTransfer): Promise<void>;
+  /**
+   * `recordTransfers` of the issuances module, inside the caller's
+   * transaction: the same as telling `recordTransfer` each transfer in order,
+   * in a few statements (the ingest pipeline tells a batch per transaction).
+   */
+  recordTransfers(trx: Tx, now: Date, transfers: readonly ChainTransfer[]): Promise<void>;
   /** Live issuances of the family on `chainId` with an address, allocated after `after` (all when null), addresses normalised by the family's codec. */
   watchedAddresses(db: Db, family: ChainFamily, chainId: number, after: { readonly allocatedAt: Date; readonly issuanceId: string } | null): Promise<WatchedAddress[]>;
 }

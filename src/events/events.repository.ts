@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/database/database.js';
 
 export interface StoredEvent {
@@ -63,4 +64,34 @@ function toStoredEvent(row: {
     envelope: row.envelope,
     createdAt: row.created_at,
   };
+}
+
+/** The last `issuance_sequence` of each issuance, in one read (absent: none yet). */
+export async function lastIssuanceSequences(executor: Executor, issuanceIds: readonly string[]): Promise<Map<string, number>> {
+  if (issuanceIds.length === 0) return new Map();
+  const rows = await executor
+    .selectFrom('events')
+    .select((eb) => ['issuance_id', eb.fn.max('issuance_sequence').as('last')])
+    .where(sql<boolean>`issuance_id = any(${issuanceIds}::uuid[])`)
+    .groupBy('issuance_id')
+    .execute();
+  return new Map(rows.map((row) => [row.issuance_id ?? '', Number(row.last ?? 0)]));
+}
+
+export async function insertEvents(executor: Executor, events: readonly (StoredEvent & { readonly issuanceSequence: number | null })[]): Promise<void> {
+  if (events.length === 0) return;
+  await executor
+    .insertInto('events')
+    .values(
+      events.map((event) => ({
+        id: event.id,
+        shop_id: event.shopId,
+        type: event.type,
+        issuance_id: event.issuanceId,
+        issuance_sequence: event.issuanceSequence,
+        envelope: event.envelope,
+        created_at: event.createdAt,
+      })),
+    )
+    .execute();
 }

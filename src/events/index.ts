@@ -1,4 +1,4 @@
-export { appendEvent, type AppendDeps, type AppendedEvent, type EventSubscriber, type NewEvent } from './append-event.js';
+export { appendEvent, appendEvents, type AppendDeps, type AppendedEvent, type EventSubscriber, type NewEvent } from './append-event.js';
 export {
   EVENT_GROUPS,
   EVENT_TYPES,

@@ -6,6 +6,7 @@ import type { IssuancesContext } from './issuances.routes.js';
 export { issuancesRoutes, type IssuancesContext } from './issuances.routes.js';
 export { cancelMerchantIssuances } from './cancel-merchant-issuances.js';
 export { recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
+export { recordTransfers } from './record-transfers.js';
 export { closeInvoiceOnChain } from './close-invoice-on-chain.js';
 export { openAllocatedIssuance } from './open-allocated-issuance.js';
 export type { IssuancePayout, LedgerDeps, LedgerPorts, PayoutAmounts, PayoutLedger } from './payout-port.js';

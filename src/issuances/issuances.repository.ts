@@ -1,4 +1,5 @@
 import type { Selectable, SelectQueryBuilder, Updateable } from 'kysely';
+import { sql } from 'kysely';
 import { compiledTemplate } from '../platform/database/compiled-query.js';
 import { insertIdempotencyRecord, type IdempotencyRecord } from '../platform/database/idempotency.repository.js';
 import { asId, asNullableId, type GroupId, type IssuanceId, type MerchantId, type ShopId } from '../platform/ids.js';
@@ -319,4 +320,34 @@ export async function listMerchantOpenIssuances(
     )
     .execute();
   return { issuanceIds: issuances.map((row) => asId(row.id)), groupIds: groups.map((row) => asId(row.id)) };
+}
+
+/* The batch ledger entry's reads and writes (record-transfers.ts). */
+
+export async function findIssuancesByIds(executor: Executor, ids: readonly IssuanceId[]): Promise<Map<IssuanceId, Issuance>> {
+  if (ids.length === 0) return new Map();
+  const rows = await executor.selectFrom('issuances').selectAll().where(sql<boolean>`id = any(${ids}::uuid[])`).execute();
+  return new Map(rows.map((row) => [asId<IssuanceId>(row.id), toIssuance(row)]));
+}
+
+/** Locks issuances in id order, so two batch lockers never deadlock. */
+export async function lockIssuances(trx: Tx, ids: readonly IssuanceId[]): Promise<Map<IssuanceId, Issuance>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx.selectFrom('issuances').selectAll().where(sql<boolean>`id = any(${ids}::uuid[])`).orderBy('id').forUpdate().execute();
+  return new Map(rows.map((row) => [asId<IssuanceId>(row.id), toIssuance(row)]));
+}
+
+/** The numbers and status a batch of transfers left on each issuance, in one statement. */
+export async function updateIssuanceBalances(trx: Tx, now: Date, issuances: readonly Issuance[]): Promise<void> {
+  if (issuances.length === 0) return;
+  const time = (value: Date | null) => (value === null ? null : value.toISOString());
+  await sql`
+    update issuances set received = batch.received, credited = batch.credited, unswept = batch.unswept, status = batch.status,
+      funded_at = batch.funded_at, settled_at = batch.settled_at, updated_at = ${now}
+    from unnest(${issuances.map((issuance) => issuance.id)}::uuid[], ${issuances.map((issuance) => issuance.received.toString())}::numeric[],
+      ${issuances.map((issuance) => issuance.credited.toString())}::numeric[], ${issuances.map((issuance) => issuance.unswept.toString())}::numeric[],
+      ${issuances.map((issuance) => issuance.status)}::text[], ${issuances.map((issuance) => time(issuance.fundedAt))}::timestamptz[],
+      ${issuances.map((issuance) => time(issuance.settledAt))}::timestamptz[])
+      as batch(id, received, credited, unswept, status, funded_at, settled_at)
+    where issuances.id = batch.id`.execute(trx);
 }

@@ -19,6 +19,8 @@ export interface PayoutLedger {
   lock(trx: Tx, payoutId: PayoutId): Promise<IssuancePayout | undefined>;
   /** A new payout row, `scheduled`, of this split; answers its id. */
   schedule(trx: Tx, now: Date, issuance: Issuance, split: PayoutAmounts): Promise<PayoutId>;
+  /** `schedule` of many in one statement, ids in the order asked (the batch ledger entry). */
+  scheduleMany(trx: Tx, now: Date, payouts: readonly { readonly issuance: Issuance; readonly split: PayoutAmounts }[]): Promise<PayoutId[]>;
   /** The unsent payout moves a different sum now. */
   resplit(trx: Tx, now: Date, payoutId: PayoutId, split: PayoutAmounts): Promise<void>;
   cancel(trx: Tx, now: Date, payoutId: PayoutId): Promise<void>;

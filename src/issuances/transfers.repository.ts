@@ -1,4 +1,5 @@
 import type { FilterObject, Selectable, Updateable } from 'kysely';
+import { sql } from 'kysely';
 import { asId, asNullableId, type IssuanceId, type PayoutId, type ShopId, type TransferId } from '../platform/ids.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import type { Database, TransfersTable } from '../platform/database/schema.js';
@@ -110,3 +111,71 @@ export async function listPayoutTransferIds(executor: Executor, payoutId: Payout
   return rows.map((row) => row.id);
 }
 
+
+/** The natural key as one string, for maps over a batch. */
+export function transferKey(key: { readonly chainId: number; readonly txHash: string; readonly logIndex: number }): string {
+  return `${key.chainId}:${key.txHash}:${key.logIndex}`;
+}
+
+/** Transfers stored under these natural keys, locked (the batch entry's counterpart of `lockTransferByKey`). */
+export async function lockTransfersByKeys(
+  trx: Tx,
+  keys: readonly { readonly chainId: number; readonly txHash: string; readonly logIndex: number }[],
+): Promise<Map<string, Transfer>> {
+  if (keys.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('transfers')
+    .selectAll()
+    .where(
+      sql<boolean>`(chain_id, tx_hash, log_index) in (select * from unnest(${keys.map((key) => key.chainId)}::int[], ${keys.map((key) => key.txHash)}::text[], ${keys.map((key) => key.logIndex)}::int[]))`,
+    )
+    .forUpdate()
+    .execute();
+  return new Map(rows.map((row) => [transferKey({ chainId: row.chain_id, txHash: row.tx_hash, logIndex: row.log_index }), toTransfer(row)]));
+}
+
+/**
+ * Inserts new transfers, already in their final state, with one `unnest`
+ * statement. Answers how many were inserted: a key stored meanwhile by
+ * another transaction is skipped (the caller must then give up its batch).
+ */
+export async function insertTransfers(trx: Tx, transfers: readonly Transfer[]): Promise<number> {
+  if (transfers.length === 0) return 0;
+  const column = <T>(pick: (transfer: Transfer) => T) => transfers.map(pick);
+  const time = (value: Date | null) => (value === null ? null : value.toISOString());
+  const result = await sql`
+    insert into transfers (id, issuance_id, shop_id, sandbox, chain_id, token, tx_hash, log_index, from_address, to_address, amount,
+      status, disposition, payout_id, confirmed_event_id, observed_at, confirmed_at, reverted_at, created_at)
+    select * from unnest(
+      ${column((t) => t.id)}::uuid[], ${column((t) => t.issuanceId)}::uuid[], ${column((t) => t.shopId)}::uuid[], ${column((t) => t.sandbox)}::bool[],
+      ${column((t) => t.chainId)}::int[], ${column((t) => t.token)}::text[], ${column((t) => t.txHash)}::text[], ${column((t) => t.logIndex)}::int[],
+      ${column((t) => t.fromAddress)}::text[], ${column((t) => t.toAddress)}::text[], ${column((t) => t.amount.toString())}::numeric[],
+      ${column((t) => t.status)}::text[], ${column((t) => t.disposition)}::text[], ${column((t) => t.payoutId)}::uuid[], ${column((t) => t.confirmedEventId)}::uuid[],
+      ${column((t) => time(t.observedAt))}::timestamptz[], ${column((t) => time(t.confirmedAt))}::timestamptz[], ${column((t) => time(t.revertedAt))}::timestamptz[],
+      ${column((t) => t.createdAt.toISOString())}::timestamptz[])
+    on conflict (chain_id, tx_hash, log_index) do nothing`.execute(trx);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** Writes the ledger's state of stored transfers (status, disposition, payout, confirmation) in one statement. */
+export async function updateTransfers(trx: Tx, transfers: readonly Transfer[]): Promise<void> {
+  if (transfers.length === 0) return;
+  const time = (value: Date | null) => (value === null ? null : value.toISOString());
+  await sql`
+    update transfers set status = batch.status, disposition = batch.disposition, payout_id = batch.payout_id,
+      confirmed_event_id = batch.confirmed_event_id, confirmed_at = batch.confirmed_at
+    from unnest(${transfers.map((t) => t.id)}::uuid[], ${transfers.map((t) => t.status)}::text[], ${transfers.map((t) => t.disposition)}::text[],
+      ${transfers.map((t) => t.payoutId)}::uuid[], ${transfers.map((t) => t.confirmedEventId)}::uuid[], ${transfers.map((t) => time(t.confirmedAt))}::timestamptz[])
+      as batch(id, status, disposition, payout_id, confirmed_event_id, confirmed_at)
+    where transfers.id = batch.id`.execute(trx);
+}
+
+/** `attachUnsweptTransfers` for many (issuance, payout) pairs in one statement. */
+export async function attachUnsweptTransfersMany(trx: Tx, pairs: readonly { readonly issuanceId: IssuanceId; readonly payoutId: PayoutId }[]): Promise<void> {
+  if (pairs.length === 0) return;
+  await sql`
+    update transfers set payout_id = pair.payout_id
+    from unnest(${pairs.map((pair) => pair.issuanceId)}::uuid[], ${pairs.map((pair) => pair.payoutId)}::uuid[]) as pair(issuance_id, payout_id)
+    where transfers.issuance_id = pair.issuance_id and transfers.status = 'confirmed' and transfers.payout_id is null
+      and transfers.disposition in ('credited', 'overpayment')`.execute(trx);
+}

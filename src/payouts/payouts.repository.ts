@@ -36,36 +36,44 @@ export function toPayout(row: Selectable<PayoutsTable>): Payout {
 }
 
 export async function insertPayout(trx: Tx, payout: Payout): Promise<void> {
+  await insertPayouts(trx, [payout]);
+}
+
+/** Many payout rows in one statement (the batch ledger entry). */
+export async function insertPayouts(trx: Tx, payouts: readonly Payout[]): Promise<void> {
+  if (payouts.length === 0) return;
   await trx
     .insertInto('payouts')
-    .values({
-      id: payout.id,
-      issuance_id: payout.issuanceId,
-      shop_id: payout.shopId,
-      sandbox: payout.sandbox,
-      chain_id: payout.chainId,
-      token: payout.token,
-      token_decimals: payout.tokenDecimals,
-      status: payout.status,
-      attempts: payout.attempts,
-      next_attempt_at: payout.nextAttemptAt,
-      last_error: payout.lastError,
-      gross: payout.gross,
-      fee: payout.fee,
-      to_recipient: payout.toRecipient,
-      to_operator: payout.toOperator,
-      recipient: payout.recipient,
-      fee_bps: payout.feeTerms.bps,
-      fee_minimum: payout.feeTerms.minimum,
-      fee_maximum: payout.feeTerms.maximum,
-      tx_hash: payout.txHash,
-      sent_at: payout.sentAt,
-      confirmed_at: payout.confirmedAt,
-      failed_at: payout.failedAt,
-      cancelled_at: payout.cancelledAt,
-      created_at: payout.createdAt,
-      updated_at: payout.createdAt,
-    })
+    .values(
+      payouts.map((payout) => ({
+        id: payout.id,
+        issuance_id: payout.issuanceId,
+        shop_id: payout.shopId,
+        sandbox: payout.sandbox,
+        chain_id: payout.chainId,
+        token: payout.token,
+        token_decimals: payout.tokenDecimals,
+        status: payout.status,
+        attempts: payout.attempts,
+        next_attempt_at: payout.nextAttemptAt,
+        last_error: payout.lastError,
+        gross: payout.gross,
+        fee: payout.fee,
+        to_recipient: payout.toRecipient,
+        to_operator: payout.toOperator,
+        recipient: payout.recipient,
+        fee_bps: payout.feeTerms.bps,
+        fee_minimum: payout.feeTerms.minimum,
+        fee_maximum: payout.feeTerms.maximum,
+        tx_hash: payout.txHash,
+        sent_at: payout.sentAt,
+        confirmed_at: payout.confirmedAt,
+        failed_at: payout.failedAt,
+        cancelled_at: payout.cancelledAt,
+        created_at: payout.createdAt,
+        updated_at: payout.createdAt,
+      })),
+    )
     .execute();
 }
 

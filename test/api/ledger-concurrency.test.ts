@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordTransfer, type IncomingTransfer } from '../../src/issuances/index.js';
+import { recordTransfer, recordTransfers, type IncomingTransfer, type LedgerDeps, type RecordOutcome } from '../../src/issuances/index.js';
+import type { Tx } from '../../src/platform/database/database.js';
 import { inTransaction } from '../../src/platform/database/database.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createOwnerWithShop } from '../support/factories.js';
@@ -17,9 +18,13 @@ afterAll(async () => {
   await app.close();
 });
 
-function record(transfer: IncomingTransfer) {
-  return inTransaction(app.context.db, (trx) => recordTransfer(trx, { now: app.clock.now(), ledger: app.context.ledger }, transfer));
-}
+type Entry = (trx: Tx, deps: LedgerDeps, transfer: IncomingTransfer) => Promise<RecordOutcome>;
+
+/** Both ledger entries (issue 22): the batch entry, told one transfer at a time, must hold the same under concurrency. */
+const entries: [string, Entry][] = [
+  ['recordTransfer', recordTransfer],
+  ['recordTransfers', async (trx, deps, transfer) => (await recordTransfers(trx, deps, [transfer]))[0] as RecordOutcome],
+];
 
 function transferTo(issuance: { id: string; chain_id: number; address: string }, amount: string, txHash = `0x${randomBytes(32).toString('hex')}`): IncomingTransfer {
   return {
@@ -34,7 +39,11 @@ function transferTo(issuance: { id: string; chain_id: number; address: string },
   };
 }
 
-describe('concurrent recordTransfer', () => {
+describe.each(entries)('concurrent %s', (_name, entry) => {
+  function record(transfer: IncomingTransfer) {
+    return inTransaction(app.context.db, (trx) => entry(trx, { now: app.clock.now(), ledger: app.context.ledger }, transfer));
+  }
+
   it('50 concurrent deliveries of one transfer credit it once', async () => {
     const owner = await createOwnerWithShop(app.context.db);
     const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(100));

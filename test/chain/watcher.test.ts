@@ -8,7 +8,7 @@ import type { EvmNetwork } from '../../src/chains/evm/evm-network.js';
 import { EvmWatcherJob, listIssuanceChainTransfers, scanStatus, type EvmWatcherOptions } from '../../src/chains/evm/watcher/index.js';
 import { AdaptiveBlockRange } from '../../src/chains/evm/watcher/block-range.js';
 import { isRangeLimitError } from '../../src/chains/evm/watcher/evm-rpc.js';
-import { missingSteps } from '../../src/chains/evm/watcher/tell-ledger.js';
+import { missingSteps } from '../../src/chains/ingest/index.js';
 import { systemClock } from '../../src/platform/clock.js';
 import type { DatabaseHandle } from '../../src/platform/database/database.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SweepLedger, TransferLedger } from '../../src/chains/ledger-ports.js';
 import { listWatchedAddresses } from '../../src/allocation/index.js';
-import { recordTransfer } from '../../src/issuances/index.js';
+import { recordTransfers } from '../../src/issuances/index.js';
 import { ledgerPorts } from '../../src/ledger-ports.js';
 import { confirmPayout, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from '../../src/payouts/index.js';
 import { newId } from '../../src/platform/crypto.js';
@@ -9,8 +9,8 @@ import type { Executor } from '../../src/platform/database/database.js';
 
 /** The real ledger behind the watcher's port. */
 export const transferLedger: TransferLedger = {
-  recordTransfer: async (trx, now, transfer) => {
-    await recordTransfer(trx, { now, ledger: ledgerPorts }, transfer);
+  recordTransfers: async (trx, now, transfers) => {
+    await recordTransfers(trx, { now, ledger: ledgerPorts }, transfers);
   },
   // The app's own query (allocation `listWatchedAddresses`), as `src/live-chains.ts` wires it.
   watchedAddresses: listWatchedAddresses,

@@ -5,7 +5,7 @@ import { invoiceForwarderFactoryAbi } from '../../../src/chains/evm/contracts/in
 import { createEvmChainAdapter } from '../../../src/chains/evm/evm-adapter.js';
 import type { EvmNetwork } from '../../../src/chains/evm/evm-network.js';
 import type { SigningHooks } from '../../../src/chains/evm/payouts/index.js';
-import type { EvmWatcherTables } from '../../../src/chains/evm/watcher/index.js';
+import type { IngestTables } from '../../../src/chains/ingest/index.js';
 import { FEE_WALLET, balanceOf, fundRelayer, liveShop, mineAndSettle, pay, startChainHarness, type ChainHarness } from '../evm-chain.js';
 import { sweepLedger } from '../evm-ledger.js';
 import type { DriverHarness, HarnessInvoice, HarnessSpec, KillPoint, Payment } from './driver-harness.js';
@@ -89,15 +89,15 @@ async function startEvmHarness(): Promise<DriverHarness> {
       if (seen === undefined) throw new Error(`no payment ${payment.handle}`);
       // A re-scan from the payment's block, and its reports to the ledger repeated from the
       // start (as if the watcher died after telling the ledger, before noting it had).
-      const watcher = db.withTables<EvmWatcherTables>();
-      await watcher.updateTable('evm_scan_cursors').set({ next_block: seen.blockNumber }).where('chain_id', '=', String(chain.anvil.chainId)).execute();
-      const told = await watcher.updateTable('evm_transfers').set({ ledger_status: null, ledger_due: true }).where('tx_hash', '=', seen.txHash).executeTakeFirst();
+      const watcher = db.withTables<IngestTables>();
+      await watcher.updateTable('chain_scan_cursors').set({ next_block: seen.blockNumber }).where('chain_id', '=', String(chain.anvil.chainId)).where('stream', '=', '').execute();
+      const told = await watcher.updateTable('chain_transfers').set({ ledger_status: null, ledger_due: true }).where('tx_id', '=', seen.txHash).executeTakeFirst();
       if (told.numUpdatedRows !== 1n) throw new Error(`the watcher holds no transfer ${seen.txHash}`);
       await chain.app.jobs.drain();
       await advance();
       // The rewind took effect: the range was scanned again and the ledger told again.
-      const after = await watcher.selectFrom('evm_transfers').select(['ledger_status', 'ledger_due']).where('tx_hash', '=', seen.txHash).executeTakeFirstOrThrow();
-      const cursor = await watcher.selectFrom('evm_scan_cursors').select('next_block').where('chain_id', '=', String(chain.anvil.chainId)).executeTakeFirstOrThrow();
+      const after = await watcher.selectFrom('chain_transfers').select(['ledger_status', 'ledger_due']).where('tx_id', '=', seen.txHash).executeTakeFirstOrThrow();
+      const cursor = await watcher.selectFrom('chain_scan_cursors').select('next_block').where('chain_id', '=', String(chain.anvil.chainId)).where('stream', '=', '').executeTakeFirstOrThrow();
       if (after.ledger_due || after.ledger_status !== 'confirmed' || BigInt(cursor.next_block) <= seen.blockNumber) {
         throw new Error(`the payment was not seen again: ${JSON.stringify({ after, cursor })}`);
       }

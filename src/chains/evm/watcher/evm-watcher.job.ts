@@ -1,5 +1,6 @@
 import type { Clock } from '../../../platform/clock.js';
-import { inTransaction, type Db } from '../../../platform/database/database.js';
+import { getAddress } from 'viem';
+import type { Db } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
 import type { TransferLedger } from '../../ledger-ports.js';
@@ -7,19 +8,10 @@ import { AdaptiveBlockRange } from './block-range.js';
 import type { EvmRpc } from './evm-rpc.js';
 import { createFailoverEvmRpc, EndpointSwitched } from './failover-rpc.js';
 import { findReorgAncestor, rewindAfterReorg, type ReorgDeps } from './handle-reorg.js';
+import { commitScan, ensureScanCursor, readAhead, tellLedger, type WatchedTransfer } from '../../ingest/index.js';
+import { deleteBlockHashes, saveBlockHashes } from './block-hashes.repository.js';
 import { fetchRange, matchTransfers, type FetchedRange } from './scan-range.js';
-import { tellLedger } from './tell-ledger.js';
 import { WatchedAddressBook } from './watched-address-book.js';
-import {
-  claimScanCommit,
-  confirmTransfers,
-  deleteBlockHashes,
-  ensureScanCursor,
-  moveScanCursor,
-  saveBlockHashes,
-  upsertTransfers,
-  type WatchedTransfer,
-} from './watcher.repository.js';
 
 /** Where the watcher reports trouble it handles itself (a pino logger fits). */
 export interface WatcherLog {
@@ -35,7 +27,10 @@ export interface EvmWatcherOptions {
   readonly reorgDepth?: number;
   /** Concurrent ledger transactions (PostgreSQL); the embedded backend runs them one at a time anyway. */
   readonly ledgerWorkers?: number;
+  /** Transfers told to the ledger per transaction (a few hundred: one `recordTransfers` call each). */
   readonly ledgerBatchSize?: number;
+  /** Block ranges read ahead of the commits while catching up (below the confirmation depth only). */
+  readonly rangesInFlight?: number;
   /** Pause after a failed pass: doubles from `initialMs` up to `maxMs`. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** How far back each address refresh re-reads, for allocations that committed late. */
@@ -75,6 +70,7 @@ export class EvmWatcherJob implements Job {
   readonly #reorg: ReorgDeps;
   readonly #ledgerWorkers: number;
   readonly #ledgerBatchSize: number;
+  readonly #rangesInFlight: number;
   readonly #backoff: { readonly initialMs: number; readonly maxMs: number };
   #failures = 0;
   #retryAt = 0;
@@ -102,6 +98,7 @@ export class EvmWatcherJob implements Job {
     };
     this.#ledgerWorkers = Math.max(1, options.ledgerWorkers ?? 1);
     this.#ledgerBatchSize = Math.max(1, options.ledgerBatchSize ?? 200);
+    this.#rangesInFlight = Math.max(1, options.rangesInFlight ?? 4);
     // A failing node is asked again at most 20 polls later (between 5 and 30 s): a network polled
     // often recovers as quickly after its node heals as it noticed a payment before.
     this.#backoff = options.backoff ?? { initialMs: Math.max(250, network.pollIntervalMs), maxMs: Math.min(30_000, Math.max(5_000, 20 * network.pollIntervalMs)) };
@@ -159,20 +156,47 @@ export class EvmWatcherJob implements Job {
       return done + 1 + (await this.#tellLedger());
     }
 
-    let fetched: FetchedRange | null = null;
-    let matched: WatchedTransfer[] = [];
-    if (cursor.nextBlock <= head) {
-      fetched = await fetchRange(this.#rpc, network.tokens, this.#range, cursor.nextBlock, head);
-      if (fetched === null) return done; // the chain just got shorter: the next pass sees the reorg
-      // After the logs were fetched: any address a payer could have paid is allocated by now.
-      await this.#book.refresh(db, this.#deps.ledger, network.chainId);
-      matched = matchTransfers(network.chainId, fetched.logs, this.#book, confirmable);
+    if (cursor.nextBlock > head) {
+      // Nothing new to read; confirmations still move with the head.
+      const committed = await this.#commit(cursor.nextBlock, head, confirmable, null, []);
+      if (committed === null) return done;
+      return done + committed + (await this.#tellLedger());
     }
-
-    const committed = await this.#commit(cursor.nextBlock, head, confirmable, fetched, matched);
-    if (committed === null) return done;
-    done += committed + (fetched === null ? 0 : 1);
+    done += await this.#scanRanges(cursor.nextBlock, head, confirmable);
     return done + (await this.#tellLedger());
+  }
+
+  /**
+   * Reads the next ranges and commits them strictly in order. Far behind the
+   * head (catch-up), up to `rangesInFlight` ranges are read ahead while the
+   * earlier ones are matched and committed (`readAhead`: reads go out in block
+   * order, each from where the previous one ended); near the head, past the
+   * confirmation depth, one range at a time as before. Returns ranges
+   * committed plus transfers confirmed. The first range's failure is the
+   * pass's; a later one's only ends the pass early, keeping what was
+   * committed (the next pass reads on from the cursor).
+   */
+  async #scanRanges(nextBlock: bigint, head: bigint, confirmable: bigint): Promise<number> {
+    const { db, network } = this.#deps;
+    const read = (from: bigint) => () => fetchRange(this.#rpc, network.tokens, this.#range, from, head);
+    const ranges = readAhead(read(nextBlock), (previous) => (previous.to < head && previous.to < confirmable ? read(previous.to + 1n) : null), this.#rangesInFlight);
+    let done = 0;
+    let expected = nextBlock;
+    try {
+      for await (const fetched of ranges) {
+        if (fetched.from !== expected) break;
+        // After the logs were fetched: any address a payer could have paid is allocated by now.
+        await this.#book.refresh(db, this.#deps.ledger, network.chainId);
+        const matched = matchTransfers(network.chainId, fetched.logs, this.#book, confirmable);
+        const committed = await this.#commit(expected, head, confirmable, fetched, matched);
+        if (committed === null) break; // another process scans this network
+        done += committed + 1;
+        expected = fetched.to + 1n;
+      }
+    } catch (error) {
+      if (done === 0) throw error;
+    }
+    return done;
   }
 
   /** The range's results in one transaction; null when another process committed first. */
@@ -184,20 +208,25 @@ export class EvmWatcherJob implements Job {
     matched: readonly WatchedTransfer[],
   ): Promise<number | null> {
     const { db, clock, network } = this.#deps;
-    return inTransaction(db, async (trx) => {
-      if (!(await claimScanCommit(trx, network.chainId, expectedNextBlock))) return null;
-      const now = clock.now();
-      await upsertTransfers(trx, matched, now);
-      const confirmed = await confirmTransfers(trx, network.chainId, confirmable, now);
-      if (fetched !== null) {
+    return commitScan(
+      db,
+      () => clock.now(),
+      {
+        chainId: network.chainId,
+        expectedNextBlock,
+        nextBlock: fetched === null ? expectedNextBlock : fetched.to + 1n,
+        head,
+        confirmable,
+        transfers: matched,
+      },
+      async (trx) => {
+        if (fetched === null) return;
         const hashes = new Map<bigint, string>([[fetched.to, fetched.toHash]]);
         for (const transfer of matched) hashes.set(transfer.blockNumber, transfer.blockHash);
         await saveBlockHashes(trx, network.chainId, hashes);
         await deleteBlockHashes(trx, network.chainId, { below: fetched.to - BigInt(this.#reorg.window) });
-      }
-      await moveScanCursor(trx, network.chainId, fetched === null ? expectedNextBlock : fetched.to + 1n, head, now);
-      return confirmed;
-    });
+      },
+    );
   }
 
   #noteBehind(head: bigint, lastScanned: bigint): void {
@@ -217,6 +246,7 @@ export class EvmWatcherJob implements Job {
       chainId: this.#deps.network.chainId,
       workers: this.#ledgerWorkers,
       batchSize: this.#ledgerBatchSize,
+      displayAddress: getAddress,
     });
   }
 }

@@ -1,17 +1,8 @@
 import type { Clock } from '../../../platform/clock.js';
 import { inTransaction, type Db } from '../../../platform/database/database.js';
 import type { EvmRpc, TransferReceipt } from './evm-rpc.js';
-import {
-  claimScanCommit,
-  deleteBlockHashes,
-  findBlockHash,
-  listBlockHashes,
-  listTransfersAbove,
-  markVanished,
-  moveScanCursor,
-  moveTransfer,
-  type WatchedTransfer,
-} from './watcher.repository.js';
+import { claimScanCommit, listTransfersAbove, markVanished, moveScanCursor, moveTransfer, type WatchedTransfer } from '../../ingest/index.js';
+import { deleteBlockHashes, findBlockHash, listBlockHashes } from './block-hashes.repository.js';
 
 export interface ReorgDeps {
   readonly db: Db;

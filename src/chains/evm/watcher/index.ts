@@ -3,5 +3,4 @@
  * scan status for the operator's admin endpoint, and the watcher's table types.
  */
 export { EvmWatcherJob, type EvmWatcherDeps, type EvmWatcherOptions, type WatcherLog } from './evm-watcher.job.js';
-export { scanStatus, listIssuanceChainTransfers, type WatchedTransfer } from './watcher.repository.js';
-export type { EvmTransferStatus, EvmWatcherTables } from './watcher.schema.js';
+export { scanStatus, listIssuanceChainTransfers, type WatchedTransfer } from '../../ingest/index.js';

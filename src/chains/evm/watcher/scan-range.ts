@@ -2,7 +2,7 @@ import type { EvmToken } from '../evm-network.js';
 import { isRangeLimitError, type EvmRpc, type TransferLog } from './evm-rpc.js';
 import type { AdaptiveBlockRange } from './block-range.js';
 import type { WatchedAddressBook } from './watched-address-book.js';
-import type { WatchedTransfer } from './watcher.repository.js';
+import type { WatchedTransfer } from '../../ingest/index.js';
 
 /** Above this many logs in one answer the next range is halved; below `QUIET_LOGS` it doubles. */
 const CROWDED_LOGS = 5_000;

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../../platform/database/database.js';
-import type { ScanLag } from '../../../platform/http/metrics.js';
+import type { Executor } from '../../platform/database/database.js';
+import type { ScanLag } from '../../platform/http/metrics.js';
 
-/** Each EVM network's watcher as its cursor stands (`evm_scan_cursors`), for /metrics. */
+/** Each network's ingest as its cursor stands (`chain_scan_cursors`), for /metrics. */
 export async function readScanLags(db: Executor, now: Date): Promise<ScanLag[]> {
   const { rows } = await sql<{ chain_id: string; next_block: string; head_block: string | null; updated_at: Date }>`
-    select chain_id, next_block, head_block, updated_at from evm_scan_cursors order by chain_id`.execute(db);
+    select chain_id, next_block, head_block, updated_at from chain_scan_cursors where stream = '' order by chain_id`.execute(db);
   return rows.map((row) => ({
     chainId: Number(row.chain_id),
     // next_block is the first block not yet scanned: caught up means next_block = head + 1.
