@@ -5,7 +5,7 @@ import {
   originValidationResponse,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createIvoryClient } from '../client/index.js';
 import type { AppContext } from '../app-context.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
@@ -14,6 +14,7 @@ import { injectingFetch } from './inject-fetch.js';
 import { buildMcpServer } from './mcp-server.js';
 import { packageVersion } from './package-version.js';
 import { TOOLS } from './tools/all-tools.js';
+import { asErrorEnvelope } from './transport-refusal.js';
 
 /** Any shop API key; sessions are refused (the tools work within the key's one shop). */
 const KEY_ONLY: AuthRequirement = { session: false, key: 'any' };
@@ -49,7 +50,13 @@ export async function mcpRoutes(api: IvoryServer, context: AppContext): Promise<
     { legacy: 'stateless', onerror: (error) => context.log.debug({ err: error }, 'mcp request refused') },
   );
 
-  const serve = async (request: FastifyRequest) => {
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer = await answerOf(request);
+    if (answer.status < 400) return answer;
+    const refusal = await asErrorEnvelope(answer);
+    return reply.status(refusal.status).send(refusal.body);
+  };
+  const answerOf = async (request: FastifyRequest): Promise<Response> => {
     const web = webRequest(request);
     const refused = hostHeaderValidationResponse(web, hostnames) ?? originValidationResponse(web, hostnames);
     if (refused !== undefined) return refused;
@@ -61,19 +68,19 @@ export async function mcpRoutes(api: IvoryServer, context: AppContext): Promise<
     return handler.fetch(web, { authInfo, ...(request.body === undefined ? {} : { parsedBody: request.body }) });
   };
   const options = { config: { auth: KEY_ONLY }, schema: { hide: true } } as const;
-  api.post('/mcp', options, async (request) => serve(request));
+  api.post('/mcp', options, serve);
   // Stateless: GET (a listening stream) and DELETE (ending a session) are answered by the SDK (405).
-  api.get('/mcp', options, async (request) => serve(request));
-  api.delete('/mcp', options, async (request) => serve(request));
+  api.get('/mcp', options, serve);
+  api.delete('/mcp', options, serve);
 }
 
-/** The Fastify request as a web-standard one, for the SDK (the body is passed parsed beside it). */
+/** The Fastify request's method, URL and headers as a web-standard request, for the SDK. */
 function webRequest(request: FastifyRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const url = `${request.protocol}://${request.host}${request.url}`;
-  return new Request(url, { method: request.method, headers, ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }) });
+  // No body: the SDK takes Fastify's parsed one (`parsedBody`); serializing it again could only fail (a body nested too deep to stringify).
+  return new Request(`${request.protocol}://${request.host}${request.url}`, { method: request.method, headers });
 }

@@ -88,11 +88,13 @@ describe('MCP over streamable HTTP at {base_url}/mcp', () => {
   });
 
   it('refuses a request with a foreign Origin (DNS rebinding), a session token and a missing key', async () => {
-    await expect(connect(owner.key.token, { origin: 'https://evil.example' })).rejects.toThrow(/403|Origin/i);
+    await expect(connect(owner.key.token, { origin: 'https://evil.example' })).rejects.toThrow(/"code":"forbidden".*Invalid Origin: evil\.example/);
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
     const post = (headers: Record<string, string>) =>
       fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
-    expect((await post({ authorization: `Bearer ${owner.key.token}`, origin: 'https://evil.example' })).status).toBe(403);
+    const foreign = await post({ authorization: `Bearer ${owner.key.token}`, origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toEqual({ error: { code: 'forbidden', message: 'forbidden', details: { field: 'Origin', reason: 'Invalid Origin: evil.example' } } });
     // fetch may not set Host: the request is injected instead.
     const rebound = await app.request({
       method: 'POST',
@@ -101,10 +103,24 @@ describe('MCP over streamable HTTP at {base_url}/mcp', () => {
       payload: initialize,
     });
     expect(rebound.statusCode).toBe(403);
+    expect(rebound.json()).toMatchObject({ error: { code: 'forbidden', details: { field: 'Host' } } });
     expect((await post({ authorization: `Bearer ${owner.key.token}`, origin: 'http://ivory.test' })).status).toBe(200);
     const session = await post({ authorization: `Bearer ${owner.session.token}` });
     expect(session.status).toBe(403);
     expect(await session.json()).toEqual({ error: { code: 'forbidden', message: 'forbidden' } });
     expect((await post({})).status).toBe(401);
+  });
+
+  it('answers transport refusals with the SDK\'s status and SPEC\'s error envelope, like every route under {base_url}', async () => {
+    const stream = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${owner.key.token}`, accept: 'text/event-stream' } });
+    expect(stream.status).toBe(405);
+    expect(await stream.json()).toMatchObject({ error: { code: 'invalid_request', details: { field: 'method' } } });
+    const noAccept = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.key.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(noAccept.status).toBe(406);
+    expect(await noAccept.json()).toMatchObject({ error: { code: 'invalid_request', details: { field: 'Accept', reason: expect.any(String) } } });
   });
 });
