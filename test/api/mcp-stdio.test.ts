@@ -77,7 +77,7 @@ describe('ivory mcp: MCP over stdio, a client of the public API', () => {
     expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual([...READ_TOOLS].sort());
     // A hidden tool is not callable either.
     const refused = await reader.callTool({ name: 'create_invoice', arguments: { amount: '5', token: 'USDC', network: 'Base' } }).catch((error: Error) => error);
-    expect(refused instanceof Error ? refused.message : textOf(refused)).toMatch(/create_invoice/);
+    expect(refused instanceof Error ? refused.message : textOf(refused)).toMatch(/create_invoice.*not found|not found.*create_invoice/i);
 
     const writer = await connect(owner.key.token);
     const tooMuch = await writer.callTool({ name: 'create_invoice', arguments: { amount: '20000', token: 'USDC', network: 'Base' } });
