@@ -36,7 +36,7 @@ export function buildMcpServer(settings: McpServerSettings): McpServer {
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: fromJsonSchema<Record<string, unknown>>(inputSchema(tool) as never),
+        inputSchema: validatorOf(tool),
         annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
       },
       async (args: Record<string, unknown>) => runTool(tool, args ?? {}, settings.context),
@@ -49,6 +49,18 @@ export function buildMcpServer(settings: McpServerSettings): McpServer {
     messages: [{ role: 'user', content: { type: 'text', text: PAYMENT_FLOW } }],
   }));
   return server;
+}
+
+// A server is built per HTTP request (stateless); the tools' validators are built once.
+const validators = new WeakMap<IvoryTool, ReturnType<typeof fromJsonSchema<Record<string, unknown>>>>();
+function validatorOf(tool: IvoryTool) {
+  let validator = validators.get(tool);
+  if (validator === undefined) {
+    // The SDK types JSON Schema more narrowly than the document's plain objects; the shape is checked by the schema test.
+    validator = fromJsonSchema<Record<string, unknown>>(inputSchema(tool) as never);
+    validators.set(tool, validator);
+  }
+  return validator;
 }
 
 /** Runs a tool: its answer as text (a sentence, then JSON) and structured content, or a tool error with the SPEC code. */
