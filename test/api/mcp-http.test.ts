@@ -111,6 +111,24 @@ describe('MCP over streamable HTTP at {base_url}/mcp', () => {
     expect((await post({})).status).toBe(401);
   });
 
+  it('serves 2025-era hosts too (plain JSON-RPC POSTs without the 2026 envelope: the SDK\'s stateless fallback)', async () => {
+    const rpc = async (token: string, method: string, params: Record<string, unknown>) => {
+      const answer = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+      });
+      expect(answer.status, method).toBe(200);
+      const text = await answer.text();
+      // Either a JSON body or one SSE event carrying it.
+      return JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '')) as { result: Record<string, unknown> };
+    };
+    const listed = await rpc(await keyWith(['read']), 'tools/list', {});
+    expect((listed.result.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual([...READ_TOOLS].sort());
+    const called = await rpc(owner.key.token, 'tools/call', { name: 'list_networks', arguments: {} });
+    expect(JSON.stringify(called.result.content)).toContain('Base');
+  });
+
   it('answers transport refusals with the SDK\'s status and SPEC\'s error envelope, like every route under {base_url}', async () => {
     const stream = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${owner.key.token}`, accept: 'text/event-stream' } });
     expect(stream.status).toBe(405);
