@@ -1176,6 +1176,571 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchants/{merchant_id}/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the merchant's shops (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /merchants/{merchant_id}/shops: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListShops"];
+        put?: never;
+        /**
+         * Create a live or sandbox shop (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /merchants/{merchant_id}/shops: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyCreateShop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a shop (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyGetShop"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a shop's name, recipient, delegate or payout targets (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of PATCH /shops/{shop_id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        patch: operations["legacyUpdateShop"];
+        trace?: never;
+    };
+    "/projects/{shop_id}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the displayed name and logo (never the payout recipient) (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of PATCH /shops/{shop_id}/branding: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        patch: operations["legacySetShopBranding"];
+        trace?: never;
+    };
+    "/projects/{shop_id}/terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fee and sweep terms per network (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/terms: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyGetShopTerms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/solana-recipient": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the Solana payout recipient (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/solana-recipient: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyGetSolanaRecipient"];
+        /**
+         * Set the Solana payout recipient (immutable once set) (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of PUT /shops/{shop_id}/solana-recipient: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        put: operations["legacySetSolanaRecipient"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/tron-recipient": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the Tron payout recipient (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/tron-recipient: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyGetTronRecipient"];
+        /**
+         * Set the Tron payout recipient (immutable once set) (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of PUT /shops/{shop_id}/tron-recipient: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        put: operations["legacySetTronRecipient"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the shop's API keys (never their tokens) (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/keys: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListApiKeys"];
+        put?: never;
+        /**
+         * Create an API key; its `ivk_` token is returned once (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/keys: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyCreateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of DELETE /shops/{shop_id}/keys/{key_id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        delete: operations["legacyRevokeApiKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a key's name, scopes, IP allowlist or enabled flag (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of PATCH /shops/{shop_id}/keys/{key_id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        patch: operations["legacyUpdateApiKey"];
+        trace?: never;
+    };
+    "/projects/{shop_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the shop's webhook endpoints (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/webhooks: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is returned once (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/webhooks: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyCreateWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of DELETE /shops/{shop_id}/webhooks/{id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        delete: operations["legacyDeleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint's URL, filters or enabled flag (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of PATCH /shops/{shop_id}/webhooks/{id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        patch: operations["legacyUpdateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/projects/{shop_id}/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret; the old one signs beside it for a while (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/webhooks/{id}/rotate-secret: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyRotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requeue the endpoint's failed deliveries since a time (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/webhooks/{id}/recover: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyRecoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log, newest first, by cursor (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/deliveries: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a delivery's original bytes under the same event id (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/deliveries/{id}/replay: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyReplayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shop's events, newest first, by cursor (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/events: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an invoice (one network, or a group of options) (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/invoices: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyCreateInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a reusable deposit address (no amount, never expires) (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/deposits: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyCreateDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/issuances/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an invoice or deposit, or a group with its options (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/issuances/{id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyGetIssuance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/issuances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices and deposits, newest first, by cursor, with filters (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/issuances: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListIssuances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/invoices/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an invoice: closes the checkout, refunds nothing (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/invoices/{id}/cancel: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyCancelInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/deposits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause or re-enable a deposit's checkout (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of PATCH /shops/{shop_id}/deposits/{id}: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        patch: operations["legacySetDepositEnabled"];
+        trace?: never;
+    };
+    "/projects/{shop_id}/sandbox/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a transfer, a reversal, an invoice closing or a payout signal (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/sandbox/simulate: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacySimulateSandboxEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the sandbox shop's payment history (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/sandbox/reset: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyResetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payment history, newest first, by cursor (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/payments: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{shop_id}/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payment history as CSV, for accounting (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/export.csv: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyExportPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4521,6 +5086,1248 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListShops: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the merchant's shops */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shop"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyCreateShop: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    sandbox: boolean;
+                    recipient?: string | null;
+                    delegate?: string | null;
+                    payout_target?: "address" | "wallet";
+                    solana_payout_target?: "address" | "wallet";
+                    tron_payout_target?: "address" | "wallet";
+                };
+            };
+        };
+        responses: {
+            /** @description The shop. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyGetShop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Read a shop */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shop"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyUpdateShop: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    recipient?: string;
+                    delegate?: string | null;
+                    solana_payout_target?: "address" | "wallet";
+                    tron_payout_target?: "address" | "wallet";
+                };
+            };
+        };
+        responses: {
+            /** @description The shop. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacySetShopBranding: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    /** @description Standard base64 of a PNG or JPEG up to 2048x2048 px; stored as a PNG of at most 512x512 px. null removes the logo. */
+                    logo?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The branding as the checkout shows it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShopBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyGetShopTerms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fee and sweep terms per network */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShopTerms"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyGetSolanaRecipient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty until set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacySetSolanaRecipient: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The recipient. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyGetTronRecipient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty until set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacySetTronRecipient: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The recipient. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyCreateApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    scopes: string[];
+                    allowed_ips?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The key with its one-time token. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"] & {
+                        /** @description Shown once. */
+                        token: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyRevokeApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyUpdateApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    enabled?: boolean;
+                    scopes?: string[];
+                    allowed_ips?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyCreateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    filters: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint with its one-time secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"] & {
+                        /** @description Shown once. */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyDeleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyUpdateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    filters?: string[];
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyRotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new one-time secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"] & {
+                        /** @description Shown once. */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyRecoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was requeued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        endpoint_id: string;
+                        /** Format: date-time */
+                        since: string;
+                        requeued: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: string;
+                event_id?: string;
+                endpoint_id?: string;
+                status?: string;
+            };
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyReplayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListEvents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: string;
+                type?: string;
+                delivery_status?: string;
+            };
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEvent"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyCreateInvoice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    chain_id?: number;
+                    token?: string;
+                    assets?: {
+                        chain_id: number;
+                        token: string;
+                    }[];
+                    amount?: string;
+                    external_id?: string;
+                    expires_in?: string;
+                    description?: string;
+                    return_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The issuance, or the group. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyCreateDeposit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    chain_id?: number;
+                    token?: string;
+                    assets?: {
+                        chain_id: number;
+                        token: string;
+                    }[];
+                    amount?: string;
+                    external_id?: string;
+                    expires_in?: string;
+                    description?: string;
+                    return_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The issuance, or the group. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyGetIssuance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuance, or the group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListIssuances: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; default 50. */
+                limit?: string;
+                /** @description `next_cursor` of the previous page, as returned. */
+                cursor?: string;
+                /** @description `invoice` or `deposit`. */
+                kind?: string;
+                /** @description One of `registering`, `open`, `funded`, `settled`, `reconciling` (a group's status as its own GET shows it). Cancellation is not a status: see `cancelled`. */
+                status?: string;
+                /** @description `true`: only those with `cancelled_at` set; `false`: only those without. */
+                cancelled?: string;
+                /** @description Exact match. */
+                external_id?: string;
+                /** @description RFC 3339 date-time with a zone; only issuances created after it. */
+                created_after?: string;
+                /** @description RFC 3339 date-time with a zone; only issuances created before it. */
+                created_before?: string;
+                /** @description Only issuances on this network (a group: any of its options). */
+                chain_id?: string;
+                /** @description Only issuances of this token address, any letter case on EVM (a group: any of its options). */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of issuances and groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"])[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyCancelInvoice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled issuance, or group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacySetDepositEnabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The deposit, or group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Issuance"] | components["schemas"]["IssuanceGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacySimulateSandboxEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    issuance_id: string;
+                    /**
+                     * @description What to simulate. `gas.wait` and `sweep.failed` are internal payout signals: they change the scheduled payout only and send no webhook. Another value: 400 invalid_simulation.
+                     * @enum {string}
+                     */
+                    kind: "transfer.confirmed" | "invoice.closed" | "transfer.reverted" | "gas.wait" | "sweep.failed";
+                    amount: string;
+                    reference_event_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyResetSandbox: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        reset: true;
+                        deleted_issuances: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListPayments: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Payment history, newest first, by cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Payment"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyExportPayments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, one payment a line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

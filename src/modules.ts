@@ -1,3 +1,4 @@
+import { mcpRoutes } from './agents/index.js';
 import { allocationJobs } from './allocation/index.js';
 import { catalogueRoutes } from './catalogue/index.js';
 import { checkoutPageRoutes, checkoutRoutes } from './checkout/index.js';
@@ -45,4 +46,5 @@ export const modules: readonly IvoryModule[] = [
   { name: 'sandbox', routes: sandboxRoutes },
   { name: 'payments', routes: paymentsRoutes },
   { name: 'checkout', routes: checkoutRoutes, rootRoutes: checkoutPageRoutes },
+  { name: 'agents', routes: mcpRoutes },
 ];

@@ -17,6 +17,7 @@ commands:
   admin block|unblock|wallet|audit  operator actions on a merchant, and the audit log
   demo [--api-url URL]            run the sandbox loop against a running server, printing each call
   webhooks receive --secret S     a local webhook receiver that checks signatures (development)
+  mcp --api-url URL               an MCP server on stdio for an agent's host (key in IVORY_API_KEY)
 
 Every command takes --help (-h). Configuration comes from the environment
 (PORT, DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL, …; see the README).
@@ -38,9 +39,11 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   contracts: async () => import('./contracts-command.js').then((module) => ({ usage: module.CONTRACTS_USAGE, run: module.contractsCommand })),
   relayer: async () => import('./relayer-command.js').then((module) => configured(module.RELAYER_USAGE, module.relayerCommand)),
   admin: async () => import('./admin-command.js').then((module) => configured(module.ADMIN_USAGE, module.adminCommand)),
-  // These two talk to a running server over HTTP, never to its storage.
+  // These three talk to a running server over HTTP, never to its storage.
   demo: async () => import('./demo-command.js').then((module) => ({ usage: module.DEMO_USAGE, run: module.demoCommand })),
   webhooks: async () => import('./webhooks-command.js').then((module) => ({ usage: module.WEBHOOKS_USAGE, run: module.webhooksCommand })),
+  // A client of any Ivory's public API: stdout is the MCP channel, so it prints nothing else there.
+  mcp: async () => import('./mcp-command.js').then((module) => ({ usage: module.MCP_USAGE, run: module.mcpCommand })),
 };
 
 /** A command that reads Ivory's configuration, given the loader of it. */

@@ -214,6 +214,7 @@ function completeDocument(document: Json): Json {
 
   return {
     ...document,
+    paths: withLegacyAliases((document.paths ?? {}) as Record<string, Json>),
     tags: TAGS.map((tag) => ({ name: tag.name, description: tag.description })),
     components: {
       ...components,
@@ -240,6 +241,44 @@ function completeDocument(document: Json): Json {
       ),
     },
   };
+}
+
+/** `/shops…` → `/projects…`, `/merchants/{merchant_id}/shops…` → `…/projects…`; undefined for a path without an alias. */
+export function legacyAliasOf(path: string): string | undefined {
+  if (/^\/shops(\/|$)/.test(path)) return `/projects${path.slice('/shops'.length)}`;
+  const merchant = /^(\/merchants\/\{merchant_id\})\/shops(\/|$)/.exec(path);
+  return merchant === null ? undefined : `${merchant[1]}/projects${path.slice(merchant[0].length - (merchant[2]?.length ?? 0))}`;
+}
+
+/**
+ * SPEC "Versioning": every `/shops` route answers under `/projects` too (the
+ * HTTP core rewrites the path before routing, so the alias shares the handler
+ * and the idempotency scope). Documented as deprecated copies, so that
+ * clients generated from the document can still call them and are told to move.
+ */
+function withLegacyAliases(paths: Record<string, Json>): Record<string, Json> {
+  const aliases: Record<string, Json> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const alias = legacyAliasOf(path);
+    if (alias === undefined) continue;
+    aliases[alias] = Object.fromEntries(
+      Object.entries(item).map(([method, operation]) => {
+        const copy = plain(operation);
+        const id = String(copy.operationId);
+        return [
+          method,
+          {
+            ...copy,
+            operationId: `legacy${id.charAt(0).toUpperCase()}${id.slice(1)}`,
+            summary: `${String(copy.summary)} (legacy alias)`,
+            description: `Deprecated alias of ${method.toUpperCase()} ${path}: the same operation, handler and idempotency scope. New integrations use the \`/shops\` path.`,
+            deprecated: true,
+          },
+        ];
+      }),
+    );
+  }
+  return { ...paths, ...aliases };
 }
 
 function codesOf(status: number): ErrorCode[] {

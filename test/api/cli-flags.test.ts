@@ -61,6 +61,8 @@ const HELP: readonly (readonly [string[], RegExp])[] = [
   [['demo', '--help'], /^usage: ivory demo/],
   [['webhooks', '--help'], /^usage: ivory webhooks receive/],
   [['webhooks', 'receive', '--help'], /^usage: ivory webhooks receive/],
+  [['mcp', '--help'], /^usage: ivory mcp --api-url URL/],
+  [['help', 'mcp'], /^usage: ivory mcp --api-url URL/],
 ];
 
 describe('ivory command line (issue 13 item 4)', () => {
@@ -95,6 +97,9 @@ describe('ivory command line (issue 13 item 4)', () => {
     [['relayer', 'import', '--bogus'], "ivory relayer import: Unknown option '--bogus'"],
     [['contracts', 'deploy', '--bogus'], "ivory contracts deploy: Unknown option '--bogus'"],
     [['contracts', 'recover', '--bogus'], "ivory contracts recover: Unknown option '--bogus'"],
+    [['mcp', '--bogus'], "ivory mcp: Unknown option '--bogus'"],
+    [['mcp'], 'ivory mcp: --api-url must be the http(s) address of an Ivory API, ending in /api/v1'],
+    [['mcp', '--api-url', 'http://127.0.0.1:9/api/v1'], 'ivory mcp: set IVORY_API_KEY to a shop API key (ivk_…)'],
   ];
   it.each(REFUSED)('ivory %j is refused with one line on stderr and exit 2, nothing stored', async (args, message) => {
     const run = await ivory(args);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { OPERATIONS, operationKey } from '../../src/openapi/index.js';
+import { OPERATIONS, legacyAliasOf, operationKey } from '../../src/openapi/index.js';
 import { ERROR_CODES } from '../../src/platform/errors.js';
 import type { AuthRequirement } from '../../src/platform/http/principal.js';
 import { DOCUMENT_ENV, DOCUMENT_FILE, SCHEMA_FILE, clientTypes, documentText } from '../../scripts/openapi-files.mjs';
@@ -48,6 +48,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 interface Operation {
   operationId?: string;
+  deprecated?: boolean;
+  description?: string;
   summary?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
@@ -164,10 +166,36 @@ describe('OpenAPI document', () => {
     expect(withoutEntry([...registered, added])).toEqual([`POST ${API_PREFIX}/shops/:shop_id/undocumented`]);
   });
 
-  it('every table entry names a registered route, and the document holds exactly the documentable routes', () => {
+  it('every table entry names a registered route, and the document holds exactly the documentable routes (and their legacy aliases)', () => {
     const live = new Set(documentable(registered).map((route) => operationKey(route.method, route.url)));
     expect(Object.keys(OPERATIONS).filter((key) => !live.has(key))).toEqual([]);
-    expect(operations(document).map(([key]) => key).sort()).toEqual([...live].sort());
+    const current = operations(document).filter(([, operation]) => operation.deprecated !== true);
+    expect(current.map(([key]) => key).sort()).toEqual([...live].sort());
+  });
+
+  it('every /shops route is also documented at its legacy /projects alias, deprecated, otherwise the same operation (SPEC "Versioning"; issue 26 item 4)', () => {
+    const current = operations(document).filter(([, operation]) => operation.deprecated !== true);
+    const aliases = operations(document).filter(([, operation]) => operation.deprecated === true);
+    const expected = current.flatMap(([key, operation]) => {
+      const [method, path] = key.split(' ') as [string, string];
+      const alias = legacyAliasOf(path);
+      return alias === undefined ? [] : [[`${method} ${alias}`, operation] as const];
+    });
+    expect(aliases.map(([key]) => key).sort()).toEqual(expected.map(([key]) => key).sort());
+    for (const [key, operation] of expected) {
+      const alias = aliases.find(([aliasKey]) => aliasKey === key)?.[1];
+      const { operationId, summary, description: _description, deprecated, ...rest } = alias ?? ({} as Operation);
+      const { operationId: currentId, summary: currentSummary, description: _currentDescription, ...currentRest } = operation;
+      expect(deprecated, key).toBe(true);
+      expect(operationId, key).toBe(`legacy${String(currentId).charAt(0).toUpperCase()}${String(currentId).slice(1)}`);
+      expect(summary, key).toBe(`${String(currentSummary)} (legacy alias)`);
+      expect(rest, key).toEqual(currentRest);
+    }
+    // The two the issue found missing, and the merchant-level alias.
+    expect(document.paths['/projects/{shop_id}/invoices']?.post?.deprecated).toBe(true);
+    expect(document.paths['/projects/{shop_id}/issuances/{id}']?.get?.deprecated).toBe(true);
+    expect(document.paths['/merchants/{merchant_id}/projects']?.post?.deprecated).toBe(true);
+    expect(document.paths['/shops/{shop_id}/invoices']?.post?.deprecated).toBeUndefined();
   });
 
   it('every operation has a unique operationId, a summary and one declared tag', () => {
