@@ -35,6 +35,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/unmatched-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every shop's unmatched transfers, with shop and merchant, newest first, by cursor */
+        get: operations["adminListUnmatchedTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/merchants/{id}": {
         parameters: {
             query?: never;
@@ -1142,6 +1159,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shops/{shop_id}/unmatched-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transfers to the shop's addresses that no issuance can take, newest first, by cursor
+         * @description Transfers of catalogue tokens to this shop's payment addresses that no issuance can take (a token other than the issuance's), newest first. Recorded, never credited or swept. Paused deposits and cancelled invoices are not listed here: they are credited.
+         */
+        get: operations["listUnmatchedTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shops/{shop_id}/export.csv": {
         parameters: {
             query?: never;
@@ -1720,6 +1757,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{shop_id}/unmatched-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transfers to the shop's addresses that no issuance can take, newest first, by cursor (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of GET /shops/{shop_id}/unmatched-transfers: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        get: operations["legacyListUnmatchedTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{shop_id}/export.csv": {
         parameters: {
             query?: never;
@@ -2127,6 +2185,27 @@ export interface components {
             grants: components["schemas"]["Grant"][];
             invitations: components["schemas"]["Invitation"][];
         };
+        UnmatchedTransfer: {
+            chain_id: number;
+            tx_hash: string;
+            log_index: number;
+            block_number: number;
+            /** @description The payment address (of issuance `issuance_id`) that received the transfer. */
+            address: string;
+            /** @description A catalogue token of the network, not the one the issuance at `address` is for. */
+            token: string;
+            /** @description Base units of `token`. */
+            amount: string;
+            /**
+             * @description `other_token`: no issuance at that address takes this token; it is recorded, never credited or swept.
+             * @enum {string}
+             */
+            reason: "other_token";
+            /** @description `observed`, `confirmed`, or `reverted` (a reorg took it away). */
+            status: string;
+            issuance_id: string;
+            observed_at: string;
+        };
         WebhookDelivery: {
             /** Format: uuid */
             id: string;
@@ -2311,6 +2390,42 @@ export interface operations {
                     "application/json": components["schemas"]["NetworkStatus"][];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminListUnmatchedTransfers: {
+        parameters: {
+            query?: {
+                chain_id?: string;
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every shop's unmatched transfers, with shop and merchant, newest first, by cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["UnmatchedTransfer"] & {
+                            shop_id: string;
+                            merchant_id: string;
+                        })[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5037,6 +5152,40 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listUnmatchedTransfers: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transfers to the shop's addresses that no issuance can take, newest first, by cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UnmatchedTransfer"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     exportPayments: {
         parameters: {
             query?: never;
@@ -6292,6 +6441,40 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Payment"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyListUnmatchedTransfers: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transfers to the shop's addresses that no issuance can take, newest first, by cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UnmatchedTransfer"][];
                         next_cursor: string | null;
                     };
                 };

@@ -2,8 +2,10 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
 import type { LedgerPorts } from '../issuances/index.js';
+import { listUnmatched, UnmatchedTransferSchema } from '../payments/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
+import { fieldError } from '../platform/errors.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { requireOperator } from './admin-auth.js';
 import { blockMerchant } from './block-merchant.js';
@@ -31,6 +33,12 @@ const NetworkStatusSchema = Type.Object({
 });
 
 const MerchantParams = Type.Object({ id: Type.String() });
+// Query values arrive as text: the use case parses and refuses them with their own codes.
+const UnmatchedQuery = Type.Object({ chain_id: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), cursor: Type.Optional(Type.String()) });
+const OperatorUnmatchedPage = Type.Object({
+  data: Type.Array(Type.Intersect([UnmatchedTransferSchema, Type.Object({ shop_id: Type.String(), merchant_id: Type.String() })])),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
 const BlockBody = Type.Object({ reason: Type.String() }, { additionalProperties: false });
 const LimitValue = Type.Optional(Type.Union([Type.Integer(), Type.Null()]));
 const LimitsBody = Type.Object(
@@ -94,6 +102,17 @@ export async function adminRoutes(admin: IvoryServer, deps: AdminRoutesDeps): Pr
     { config: operator, schema: { hide: true, response: { 200: Type.Array(NetworkStatusSchema) } } },
     async () => deps.listLiveNetworks(),
   );
+
+  // Issue 22 item 5: every shop's unmatched transfers, with whose they are.
+  admin.get('/unmatched-transfers', { config: operator, schema: { hide: true, querystring: UnmatchedQuery, response: { 200: OperatorUnmatchedPage } } }, async (request) => {
+    const { chain_id: chainId, ...page } = request.query;
+    if (chainId !== undefined && !/^[1-9]\d{0,15}$/.test(chainId)) throw fieldError('invalid_request', 'chain_id', 'must be a positive integer');
+    const listed = await listUnmatched(deps.db, deps.catalogue, chainId === undefined ? {} : { chainId: Number(chainId) }, page);
+    return {
+      data: listed.page.data.map((view, index) => ({ ...view, shop_id: listed.records[index]?.shopId ?? '', merchant_id: listed.records[index]?.merchantId ?? '' })),
+      next_cursor: listed.page.next_cursor,
+    };
+  });
 
   admin.get('/merchants/:id', { config: operator, schema: { hide: true, params: MerchantParams } }, async (request) =>
     getMerchant(deps.db, request.params.id),

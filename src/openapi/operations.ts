@@ -362,6 +362,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       summary: 'Payment history, newest first, by cursor',
       names: { '/properties/data/items': 'Payment' },
     },
+    'GET /shops/{shop_id}/unmatched-transfers': {
+      id: 'listUnmatchedTransfers',
+      summary: 'Transfers to the shop\'s addresses that no issuance can take, newest first, by cursor',
+      names: { '/properties/data/items': 'UnmatchedTransfer' },
+    },
     'GET /shops/{shop_id}/export.csv': {
       id: 'exportPayments',
       summary: 'Payment history as CSV, for accounting',
@@ -373,6 +378,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       id: 'adminListNetworks',
       summary: 'Live networks: relayer balance, scan progress, payouts waiting for gas',
       names: { '/items': 'NetworkStatus' },
+    },
+    'GET /admin/v1/unmatched-transfers': {
+      id: 'adminListUnmatchedTransfers',
+      summary: 'Every shop\'s unmatched transfers, with shop and merchant, newest first, by cursor',
     },
     'GET /admin/v1/merchants/{id}': { id: 'adminGetMerchant', summary: 'Read a merchant with its standing, limits and fees', answer: THE_MERCHANT },
     'POST /admin/v1/merchants/{id}/block': {

@@ -1,2 +1,3 @@
 /** What other modules may use of payments: the read model over transfers and payouts, served as routes only. */
-export { paymentsRoutes } from './payments.routes.js';
+export { paymentsRoutes, UnmatchedTransferSchema } from './payments.routes.js';
+export { listUnmatched, type UnmatchedTransferPage, type UnmatchedTransferView } from './list-unmatched-transfers.js';

@@ -5,6 +5,7 @@ import { SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js'
 import type { IvoryServer } from '../platform/http/server.js';
 import { exportPaymentsCsv } from './export-payments-csv.js';
 import { listPayments } from './list-payments.js';
+import { listUnmatched } from './list-unmatched-transfers.js';
 
 const ShopParams = Type.Object({ shop_id: Type.String() });
 // Query values arrive as text (no coercion): parsed, and refused with their own codes, by the use case.
@@ -37,6 +38,21 @@ const PaymentSchema = Type.Object({
 });
 const PaymentPageSchema = Type.Object({ data: Type.Array(PaymentSchema), next_cursor: NullableString });
 
+export const UnmatchedTransferSchema = Type.Object({
+  chain_id: Type.Integer(),
+  tx_hash: Type.String(),
+  log_index: Type.Integer(),
+  block_number: Type.Integer(),
+  address: Type.String({ description: 'The payment address (of issuance `issuance_id`) that received the transfer.' }),
+  token: Type.String({ description: 'A catalogue token of the network, not the one the issuance at `address` is for.' }),
+  amount: Type.String({ description: 'Base units of `token`.' }),
+  reason: Type.Literal('other_token', { description: '`other_token`: no issuance at that address takes this token; it is recorded, never credited or swept.' }),
+  status: Type.String({ description: '`observed`, `confirmed`, or `reverted` (a reorg took it away).' }),
+  issuance_id: Type.String(),
+  observed_at: Type.String(),
+});
+const UnmatchedPageSchema = Type.Object({ data: Type.Array(UnmatchedTransferSchema), next_cursor: NullableString });
+
 /**
  * SPEC "Shops": GET /shops/{id}/payments and GET /shops/{id}/export.csv.
  * Both read the shop's history: a session with read access or a `read` key.
@@ -50,6 +66,25 @@ export async function paymentsRoutes(api: IvoryServer, context: AppContext): Pro
     async (request) => {
       const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
       return listPayments(db, access.shopId, request.query);
+    },
+  );
+
+  api.get(
+    '/shops/:shop_id/unmatched-transfers',
+    {
+      schema: {
+        description:
+          'Transfers of catalogue tokens to this shop\'s payment addresses that no issuance can take (a token other than the issuance\'s), ' +
+          'newest first. Recorded, never credited or swept. Paused deposits and cancelled invoices are not listed here: they are credited.',
+        params: ShopParams,
+        querystring: PaymentsQuery,
+        response: { 200: UnmatchedPageSchema },
+      },
+      config: { auth: SESSION_OR_READ_KEY },
+    },
+    async (request) => {
+      const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      return (await listUnmatched(db, catalogue, { shopId: access.shopId }, request.query)).page;
     },
   );
 

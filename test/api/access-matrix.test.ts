@@ -56,6 +56,7 @@ const MATRIX: Readonly<Record<string, Row>> = {
   [`GET ${S}/issuances`]: { need: 'read', key: 'read' },
   [`GET ${S}/issuances/:id`]: { need: 'read', key: 'read' },
   [`GET ${S}/payments`]: { need: 'read', key: 'read' },
+  [`GET ${S}/unmatched-transfers`]: { need: 'read', key: 'read' },
   [`GET ${S}/export.csv`]: { need: 'read', key: 'read' },
 };
 
