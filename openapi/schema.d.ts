@@ -35,6 +35,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/networks/{chain_id}/rescan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read scanned blocks again and credit what was missed (idempotent); shown on the network while it runs */
+        post: operations["adminRescanNetwork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/unmatched-transfers": {
         parameters: {
             query?: never;
@@ -2078,6 +2095,11 @@ export interface components {
             head_block: number | null;
             last_scanned_block: number | null;
             confirmations: number;
+            rescan?: {
+                from_block: number;
+                to_block: number;
+                next_block: number;
+            };
         };
         Payment: {
             id: string;
@@ -2393,6 +2415,49 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminRescanNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chain_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from_block: number;
+                    to_block: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Read scanned blocks again and credit what was missed (idempotent); shown on the network while it runs */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chain_id: number;
+                        rescan: {
+                            from_block: number;
+                            to_block: number;
+                            next_block: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

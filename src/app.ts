@@ -105,7 +105,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   await server.register(swagger, openApiOptions({ brand: config.brand, publicUrl: config.publicUrl }));
   await server.register(async (root) => healthRoutes(root, { db: database.db }));
   await server.register(
-    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, db: database.db, clock, catalogue, ledger: ledgerPorts }),
+    async (admin) => adminRoutes(admin, { adminToken: config.adminToken, listLiveNetworks: live.listLiveNetworks, rescanNetwork: live.rescanNetwork, db: database.db, clock, catalogue, ledger: ledgerPorts }),
     { prefix: ADMIN_PREFIX },
   );
   for (const module of modules) {

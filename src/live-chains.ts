@@ -1,12 +1,13 @@
-import type { ListLiveNetworks } from './admin/index.js';
+import type { ListLiveNetworks, RescanNetwork, RescanView } from './admin/index.js';
 import type { Catalogue, IsLive } from './catalogue/index.js';
-import { familyDrivers, type ChainAdapters, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
+import { familyDrivers, listRescans, requestRescan, type Rescan, type ChainAdapters, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
 import { recordTransfers, type LedgerPorts } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { SecretBox } from './platform/crypto.js';
 import type { Db } from './platform/database/database.js';
+import { IvoryError } from './platform/errors.js';
 import type { Job } from './platform/jobs.js';
 import type { IvoryServer } from './platform/http/server.js';
 
@@ -56,6 +57,7 @@ export interface LiveChains {
   readonly adapters: FamilyAdapters;
   readonly jobs: readonly Job[];
   readonly listLiveNetworks: ListLiveNetworks;
+  readonly rescanNetwork: RescanNetwork;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function startLiveChains(deps: {
   const { transferLedger, sweepLedger } = chainLedgers(deps.ledger);
   const adapters: { -readonly [Family in keyof FamilyAdapters]: FamilyAdapters[Family] } = {};
   const jobs: Job[] = [];
-  const running: { status(): Promise<LiveNetworkState[]> }[] = [];
+  const running: { status(): Promise<LiveNetworkState[]>; readonly adapters: { has(chainId: number): boolean } }[] = [];
   for (const driver of familyDrivers) {
     const family = await driver.start({
       db: deps.db,
@@ -91,6 +93,7 @@ export async function startLiveChains(deps: {
   }
   const listLiveNetworks: ListLiveNetworks = async () => {
     const states = (await Promise.all(running.map((family) => family.status()))).flat();
+    const rescans = new Map((await listRescans(deps.db)).map((rescan) => [rescan.chainId, rescan]));
     return Promise.all(
       states.map(async (network) => ({
         chain_id: network.chainId,
@@ -101,8 +104,24 @@ export async function startLiveChains(deps: {
         head_block: network.headBlock === null ? null : Number(network.headBlock),
         last_scanned_block: network.lastScannedBlock === null ? null : Number(network.lastScannedBlock),
         confirmations: network.confirmations,
+        ...rescanOf(rescans.get(network.chainId)),
       })),
     );
   };
-  return { adapters, jobs, listLiveNetworks };
+  // Only a network some running family scans can be read again.
+  const rescanNetwork: RescanNetwork = async (request, audit) => {
+    const network = deps.catalogue.network(request.chainId);
+    if (network === undefined || !running.some((family) => family.adapters.has(request.chainId))) throw new IvoryError('not_found');
+    const rescan = await requestRescan(deps.db, { ...request, startBlock: network.startBlock, now: deps.clock.now() }, audit);
+    return rescanView(rescan);
+  };
+  return { adapters, jobs, listLiveNetworks, rescanNetwork };
+}
+
+function rescanView(rescan: Rescan): RescanView {
+  return { from_block: Number(rescan.fromBlock), to_block: Number(rescan.toBlock), next_block: Number(rescan.nextBlock) };
+}
+
+function rescanOf(rescan: Rescan | undefined): { rescan?: RescanView } {
+  return rescan === undefined ? {} : { rescan: rescanView(rescan) };
 }

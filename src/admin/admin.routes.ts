@@ -5,13 +5,14 @@ import type { LedgerPorts } from '../issuances/index.js';
 import { listUnmatched, UnmatchedTransferSchema } from '../payments/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
-import { fieldError } from '../platform/errors.js';
+import { fieldError, IvoryError } from '../platform/errors.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { requireOperator } from './admin-auth.js';
 import { blockMerchant } from './block-merchant.js';
 import { getMerchant } from './get-merchant.js';
 import { listAuditEntries } from './list-audit-entries.js';
-import type { ListLiveNetworks } from './network-status.js';
+import type { ListLiveNetworks, RescanNetwork } from './network-status.js';
+import { insertAuditEntry } from './admin.repository.js';
 import type { OperatorActor } from './operator.js';
 import { getMerchantPayoutSetup, setMerchantPayoutSetup } from './payout-setup.js';
 import { setMerchantFees } from './set-merchant-fees.js';
@@ -30,7 +31,11 @@ const NetworkStatusSchema = Type.Object({
   head_block: Type.Union([Type.Integer(), Type.Null()]),
   last_scanned_block: Type.Union([Type.Integer(), Type.Null()]),
   confirmations: Type.Integer(),
+  rescan: Type.Optional(Type.Object({ from_block: Type.Integer(), to_block: Type.Integer(), next_block: Type.Integer() })),
 });
+const ChainParams = Type.Object({ chain_id: Type.String() });
+const RescanBody = Type.Object({ from_block: Type.Integer({ minimum: 0 }), to_block: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
+const RescanAnswer = Type.Object({ chain_id: Type.Integer(), rescan: Type.Object({ from_block: Type.Integer(), to_block: Type.Integer(), next_block: Type.Integer() }) });
 
 const MerchantParams = Type.Object({ id: Type.String() });
 // Query values arrive as text: the use case parses and refuses them with their own codes.
@@ -81,6 +86,7 @@ const AuditQuery = Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[
 export interface AdminRoutesDeps {
   readonly adminToken: string | undefined;
   readonly listLiveNetworks: ListLiveNetworks;
+  readonly rescanNetwork: RescanNetwork;
   readonly db: Db;
   readonly clock: Clock;
   readonly catalogue: Catalogue;
@@ -101,6 +107,21 @@ export async function adminRoutes(admin: IvoryServer, deps: AdminRoutesDeps): Pr
     '/networks',
     { config: operator, schema: { hide: true, response: { 200: Type.Array(NetworkStatusSchema) } } },
     async () => deps.listLiveNetworks(),
+  );
+
+  // Issue 22 item 5: read a scanned range again and record what was missed; audited.
+  admin.post(
+    '/networks/:chain_id/rescan',
+    { config: operator, schema: { hide: true, params: ChainParams, body: RescanBody, response: { 202: RescanAnswer } } },
+    async (request, reply) => {
+      const chainId = /^[1-9]\d{0,15}$/.test(request.params.chain_id) ? Number(request.params.chain_id) : Number.NaN;
+      if (Number.isNaN(chainId)) throw new IvoryError('not_found');
+      const { from_block: fromBlock, to_block: toBlock } = request.body;
+      const rescan = await deps.rescanNetwork({ chainId, fromBlock, toBlock }, (trx) =>
+        insertAuditEntry(trx, { actor: actor(request), action: 'network.rescan', targetType: 'network', targetId: String(chainId), details: { from_block: fromBlock, to_block: toBlock }, at: deps.clock.now() }),
+      );
+      return reply.status(202).send({ chain_id: chainId, rescan });
+    },
   );
 
   // Issue 22 item 5: every shop's unmatched transfers, with whose they are.

@@ -2,13 +2,13 @@ import { fieldError } from '../platform/errors.js';
 import type { OperatorActor } from './operator.js';
 
 /** What operators can do; each is one audit action. */
-export type AuditAction = 'merchant.block' | 'merchant.unblock' | 'merchant.limits' | 'merchant.fees' | 'merchant.payout_setup';
+export type AuditAction = 'merchant.block' | 'merchant.unblock' | 'merchant.limits' | 'merchant.fees' | 'merchant.payout_setup' | 'network.rescan';
 
 /** One row of the operator audit log, written in the transaction of the action it records. */
 export interface NewAuditEntry {
   readonly actor: OperatorActor;
   readonly action: AuditAction;
-  readonly targetType: 'merchant';
+  readonly targetType: 'merchant' | 'network';
   readonly targetId: string;
   readonly details: Record<string, unknown>;
   readonly at: Date;

@@ -1,5 +1,5 @@
 export { ADMIN_PREFIX, adminRoutes, type AdminRoutesDeps } from './admin.routes.js';
-export type { ListLiveNetworks, LiveNetworkStatus } from './network-status.js';
+export type { ListLiveNetworks, LiveNetworkStatus, RescanNetwork, RescanView } from './network-status.js';
 export { blockMerchant } from './block-merchant.js';
 export { unblockMerchant } from './unblock-merchant.js';
 export { getMerchant } from './get-merchant.js';

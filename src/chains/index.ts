@@ -13,7 +13,7 @@ export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, Payo
 export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';
 export { cannotLand, nextExpiringPayoutStep, type ExpiringPayoutStep, type ExpiryClocks, type SignedAttempt } from './expiring-payout.js';
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
-export { readScanLags, type IngestTables } from './ingest/index.js';
+export { listRescans, readScanLags, requestRescan, type IngestTables, type Rescan } from './ingest/index.js';
 export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
 
 /** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */

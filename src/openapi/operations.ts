@@ -379,6 +379,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       summary: 'Live networks: relayer balance, scan progress, payouts waiting for gas',
       names: { '/items': 'NetworkStatus' },
     },
+    'POST /admin/v1/networks/{chain_id}/rescan': {
+      id: 'adminRescanNetwork',
+      summary: 'Read scanned blocks again and credit what was missed (idempotent); shown on the network while it runs',
+    },
     'GET /admin/v1/unmatched-transfers': {
       id: 'adminListUnmatchedTransfers',
       summary: 'Every shop\'s unmatched transfers, with shop and merchant, newest first, by cursor',

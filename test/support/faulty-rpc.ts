@@ -18,7 +18,9 @@ export type RpcFault =
   /** 200 with a body that is not JSON at all. */
   | { readonly kind: 'malformed' }
   /** Half of the answer, then the connection is destroyed. */
-  | { readonly kind: 'dropped' };
+  | { readonly kind: 'dropped' }
+  /** A well-formed answer that says too little: no logs at all (a lossy node or indexer). */
+  | { readonly kind: 'empty_result' };
 
 export interface FaultyRpc {
   readonly url: string;
@@ -68,6 +70,11 @@ export async function startFaultyRpc(target: string): Promise<FaultyRpc> {
       if (fault?.kind === 'malformed') {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end('<!doctype html><p>not json');
+        return;
+      }
+      if (fault?.kind === 'empty_result' && !Array.isArray(calls)) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ jsonrpc: '2.0', id: calls.id, result: [] }));
         return;
       }
       if (fault?.kind === 'rpc_error' && !Array.isArray(calls)) {

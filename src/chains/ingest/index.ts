@@ -19,3 +19,5 @@ export { readScanLags } from './scan-lag.repository.js';
 export { claimScanCommit, ensureScanCursor, findScanCursor, moveScanCursor, scanStatus, type ScanCursor } from './scan-cursor.repository.js';
 export { missingSteps, tellLedger, type TellLedgerDeps } from './tell-ledger.js';
 export { instructionPosition, type AddressSignatureSource, type BlockRangeSource, type SourceRange, type TransferSource } from './transfer-source.js';
+export { advanceRescan, findRescan, listRescans, type Rescan } from './rescan.repository.js';
+export { requestRescan } from './request-rescan.js';

@@ -42,7 +42,18 @@ export type ChainTransfersTable = {
   updated_at: Timestamp;
 };
 
+/** A rescan in progress (migration 202611280110); deleted when its range is done. */
+export type ChainRescansTable = {
+  chain_id: Int8;
+  from_block: Int8;
+  to_block: Int8;
+  next_block: Int8;
+  requested_at: Timestamp;
+  updated_at: Timestamp;
+};
+
 export type IngestTables = {
   chain_scan_cursors: ChainScanCursorsTable;
   chain_transfers: ChainTransfersTable;
+  chain_rescans: ChainRescansTable;
 };
