@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { erc20Abi, getAddress, keccak256, parseAbi, parseEventLogs, type Address, type Hex } from 'viem';
+import { erc20Abi, getAddress, maxUint256, keccak256, parseAbi, parseEventLogs, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deployContracts, deployTestStablecoin, invoiceForwarderFactoryAbi, type DeployedContracts } from '../../src/chains/evm/contracts/index.js';
@@ -14,6 +14,8 @@ import { openEmbedded, openPostgres, type DatabaseHandle } from '../../src/platf
 import { migrate } from '../../src/platform/database/migrate.js';
 import { withDatabase } from '../global-setup.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
+import { deployBatcher } from '../support/batcher.js';
+import { startFaultyRpc, type FaultyRpc } from '../support/faulty-rpc.js';
 import { createApiKey, createMerchant, createShop, createUser } from '../support/factories.js';
 import { freePort, waitForHealthz } from '../support/local-server.js';
 
@@ -142,7 +144,7 @@ async function startChain(): Promise<Chain> {
   return { anvil, token, contracts };
 }
 
-function writeCatalogue(chain: Chain, rpcUrl: string): string {
+function writeCatalogue(chain: Chain, rpcUrl: string, tuning: Record<string, unknown> = {}): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ivory-processes-')), 'networks.json');
   fs.writeFileSync(
     file,
@@ -170,6 +172,7 @@ function writeCatalogue(chain: Chain, rpcUrl: string): string {
           rpc_url: rpcUrl,
           confirmations: CONFIRMATIONS,
           poll_interval_ms: 100,
+          ...tuning,
         },
       ],
     }),
@@ -689,4 +692,106 @@ describe('a serve process killed mid-payout, then restarted (issue 9 "Tests": ex
     },
     90_000,
   );
+});
+
+describe('a serve process killed during a catch-up batch, then restarted (issue 22 item 4)', () => {
+  const DEPOSITS = 4;
+  const TRANSACTIONS = 20;
+  const PER_TRANSACTION = 100;
+  const TOTAL = TRANSACTIONS * PER_TRANSACTION;
+  const ONE = usd(1);
+  let chain: Chain;
+  let node: FaultyRpc;
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let baseUrl: string;
+  let shop: { shopId: string; token: string; recipient: Address };
+
+  beforeAll(async () => {
+    chain = await startChain();
+    database = onPostgres ? await clonedPostgres() : await embeddedDataDir();
+    [shop] = (await withDb(database, (handle) => liveShops(handle, [newRecipient()]))) as [typeof shop];
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    // One block per log query, each answered slowly: catch-up takes seconds, long enough to be killed in.
+    node = await startFaultyRpc(chain.anvil.rpcUrl);
+    env = { ...database.env, NETWORKS_FILE: writeCatalogue(chain, node.url, { max_block_range: 1 }), PORT: String(port), PUBLIC_URL: baseUrl };
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopAll();
+    await node?.close();
+    await database?.drop();
+    await chain?.anvil.stop();
+  });
+
+  async function createDeposit(): Promise<string> {
+    const response = await fetch(`${baseUrl}/api/v1/shops/${shop.shopId}/deposits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shop.token}`, 'idempotency-key': randomBytes(12).toString('hex'), 'content-type': 'application/json' },
+      body: JSON.stringify({ chain_id: chain.anvil.chainId, token: chain.token }),
+    });
+    const body = await response.text();
+    if (response.status !== 202) throw new Error(`create deposit: ${response.status} ${body}`);
+    return (JSON.parse(body) as { id: string }).id;
+  }
+
+  const receivedOf = async (ids: readonly string[]) => (await Promise.all(ids.map((id) => readIssuance(baseUrl, shop, id)))).reduce((sum, view) => sum + BigInt(view.received), 0n);
+
+  it(`${TOTAL} transfers paid while it was down: killed (SIGKILL) once crediting has begun, restarted, each credited exactly once`, async () => {
+    const first = spawnIvory('catch-up-1', env, 'all');
+    await waitHealthy(baseUrl, first);
+    const ids = await Promise.all(Array.from({ length: DEPOSITS }, () => createDeposit()));
+    const addresses = await Promise.all(
+      ids.map((id) =>
+        waitFor('the deposit open with an address', async () => {
+          const view = await readIssuance(baseUrl, shop, id);
+          return view.status === 'open' && view.address !== null ? getAddress(view.address) : undefined;
+        }, { processes: [first] }),
+      ),
+    );
+    await stop(first);
+    // The node the next process starts on admits only to blocks before the payments, until released.
+    node.headAt = await chain.anvil.client.getBlockNumber();
+
+    // While nobody watches: TOTAL transfers in TRANSACTIONS transactions, round-robin over the deposits.
+    const batcher = await deployBatcher(chain.anvil, PAYER);
+    await mintToPayer(chain, ONE * BigInt(TOTAL));
+    const client = chain.anvil.client;
+    await client.waitForTransactionReceipt({ hash: await client.writeContract({ account: PAYER, chain: chain.anvil.chain, address: chain.token, abi: erc20Abi, functionName: 'approve', args: [batcher.address, maxUint256] }) });
+    for (let index = 0; index < TRANSACTIONS; index += 1) {
+      const to = Array.from({ length: PER_TRANSACTION }, (_, position) => addresses[position % DEPOSITS] as Address);
+      const hash = await client.writeContract({ account: PAYER, chain: chain.anvil.chain, address: batcher.address, abi: batcher.abi, functionName: 'pay', args: [chain.token, to, to.map(() => ONE)] });
+      expect((await client.waitForTransactionReceipt({ hash })).status).toBe('success');
+    }
+    await client.mine({ blocks: CONFIRMATIONS });
+
+    // Catch-up: the process is up before the node shows the payments; killed at the first sign of crediting.
+    node.delayMs = (method) => (method === 'eth_getLogs' ? 300 : 0);
+    const second = spawnIvory('catch-up-2', env, 'all');
+    await waitHealthy(baseUrl, second);
+    const queries = () => node.seen.get('eth_getLogs') ?? 0;
+    const before = queries();
+    node.headAt = null;
+    // Half-way through the blocks of the payments: some ranges committed, the rest not read yet.
+    await waitFor('catch-up half-way', async () => (queries() >= before + TRANSACTIONS / 2 ? true : undefined), { processes: [second], tickMs: 5, timeoutMs: 60_000 });
+    await kill(second);
+    node.delayMs = () => 0;
+    const atKill = await withDb(database, async (handle) => (await handle.db.selectFrom('transfers').select('id').where('issuance_id', 'in', ids).execute()).length);
+    expect(atKill, 'killed mid catch-up').toBeLessThan(TOTAL);
+
+    const third = spawnIvory('catch-up-3', env, 'all');
+    await waitHealthy(baseUrl, third);
+    await waitFor('every transfer credited', async () => ((await receivedOf(ids)) === ONE * BigInt(TOTAL) ? true : undefined), { processes: [third], timeoutMs: 90_000, tickMs: 250 });
+    await stop(third);
+
+    await withDb(database, async (handle) => {
+      const transfers = await handle.db.selectFrom('transfers').select(['tx_hash', 'log_index', 'status']).where('issuance_id', 'in', ids).execute();
+      expect(transfers).toHaveLength(TOTAL);
+      expect(new Set(transfers.map((row) => `${row.tx_hash}:${row.log_index}`)).size).toBe(TOTAL);
+      expect(transfers.every((row) => row.status === 'confirmed')).toBe(true);
+      const confirmed = await handle.db.selectFrom('events').select('id').where('issuance_id', 'in', ids).where('type', '=', 'transfer.confirmed').execute();
+      expect(confirmed).toHaveLength(TOTAL);
+    });
+  }, 240_000);
 });

@@ -1,6 +1,5 @@
 import http from 'node:http';
-import solc from 'solc';
-import { getAddress, maxUint256, zeroAddress, type Abi, type Address, type Hex } from 'viem';
+import { getAddress, maxUint256, zeroAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deployTestStablecoin, testStablecoinAbi } from '../../src/chains/evm/contracts/index.js';
@@ -11,6 +10,7 @@ import { isRangeLimitError } from '../../src/chains/evm/watcher/evm-rpc.js';
 import { missingSteps } from '../../src/chains/ingest/index.js';
 import { systemClock } from '../../src/platform/clock.js';
 import type { DatabaseHandle } from '../../src/platform/database/database.js';
+import { deployBatcher } from '../support/batcher.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
 import { freshDatabase } from '../support/database.js';
 import { insertLiveIssuance, transferLedger } from '../support/evm-ledger.js';
@@ -182,7 +182,7 @@ describe('EVM watcher: observed, then confirmed at depth (SPEC "Events")', () =>
 describe('EVM watcher: what a transfer is (natural key, token)', () => {
   it('two transfers in one transaction are two transfers, told apart by log index', async () => {
     const { anvil, usdc, network, mint } = await chain();
-    const batcher = await deployBatcher(anvil);
+    const batcher = await deployBatcher(anvil, payer);
     const first = await openInvoice(anvil.chainId, usdc);
     const second = await openInvoice(anvil.chainId, usdc);
     await mint(payer.address, 10_000_000n);
@@ -552,35 +552,6 @@ function expectContiguous(ranges: readonly (readonly [bigint, bigint])[], from: 
 function encodeMint(to: string, amount: bigint): Hex {
   // mint(address,uint256) = 0x40c10f19
   return `0x40c10f19${getAddress(to).slice(2).toLowerCase().padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`;
-}
-
-const BATCHER_SOURCE = `// SPDX-License-Identifier: UNLICENSED
-pragma solidity ^0.8.20;
-interface IToken { function transferFrom(address from, address to, uint256 amount) external returns (bool); }
-/// Several token transfers in one transaction (test helper).
-contract Batcher {
-  function pay(address token, address[] calldata to, uint256[] calldata amounts) external {
-    for (uint256 i = 0; i < to.length; i++) require(IToken(token).transferFrom(msg.sender, to[i], amounts[i]));
-  }
-}`;
-
-async function deployBatcher(anvil: Anvil): Promise<{ address: Address; abi: Abi }> {
-  const input = {
-    language: 'Solidity',
-    sources: { 'Batcher.sol': { content: BATCHER_SOURCE } },
-    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (output.errors ?? []).filter((error) => error.severity === 'error');
-  if (errors.length > 0) throw new Error(errors.map((error) => error.formattedMessage).join('\n'));
-  const compiled = output.contracts['Batcher.sol']?.Batcher;
-  if (compiled === undefined) throw new Error('Batcher did not compile');
-  const hash = await anvil.client.deployContract({ account: payer, chain: anvil.chain, abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` });
-  const receipt = await anvil.client.waitForTransactionReceipt({ hash });
-  return { address: receipt.contractAddress as Address, abi: compiled.abi };
 }
 
 /** A block or receipt above `head` is unknown to a node that has only reached `head`. */

@@ -35,6 +35,8 @@ export interface FaultyRpc {
   headAt: bigint | null;
   /** A node on its own fork: blocks from this number on answer another hash than the real chain's. */
   forkedFrom: bigint | null;
+  /** Milliseconds each request of a method waits before it is forwarded (a slow provider). */
+  delayMs: (method: string) => number;
   /** Requests seen, and how many got a fault, per method. */
   readonly seen: Map<string, number>;
   readonly faulted: Map<string, number>;
@@ -88,7 +90,9 @@ export async function startFaultyRpc(target: string): Promise<FaultyRpc> {
         response.end(JSON.stringify({ jsonrpc: '2.0', id: calls.id, result: `0x${head.toString(16)}` }));
         return;
       }
-      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      const wait = proxy.delayMs(method);
+      (wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve())
+        .then(() => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
         .then(async (answer) => {
           let text = await answer.text();
           if (head !== null) text = asNodeAt(text, head);
@@ -113,6 +117,7 @@ export async function startFaultyRpc(target: string): Promise<FaultyRpc> {
     hits: () => true,
     headAt: null,
     forkedFrom: null,
+    delayMs: () => 0,
     seen: new Map(),
     faulted: new Map(),
     async close() {
