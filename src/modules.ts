@@ -1,6 +1,7 @@
 import { allocationJobs } from './allocation/index.js';
 import { catalogueRoutes } from './catalogue/index.js';
 import { checkoutPageRoutes, checkoutRoutes } from './checkout/index.js';
+import { dashboardRoutes } from './dashboard/index.js';
 import { issuanceJobs, issuancesRoutes } from './issuances/index.js';
 import { keysRoutes } from './keys/index.js';
 import { merchantsRoutes } from './merchants/index.js';
@@ -45,4 +46,5 @@ export const modules: readonly IvoryModule[] = [
   { name: 'sandbox', routes: sandboxRoutes },
   { name: 'payments', routes: paymentsRoutes },
   { name: 'checkout', routes: checkoutRoutes, rootRoutes: checkoutPageRoutes },
+  { name: 'dashboard', rootRoutes: dashboardRoutes },
 ];
