@@ -274,10 +274,15 @@
     });
   };
   actions.emailVerify = function (fields, form) {
-    return api('POST', '/auth/email/verify', { challenge_id: form.dataset.challenge, code: fields.code, cookie: true }).then(function (session) { return afterSignIn(session.user); });
+    return api('POST', '/auth/email/verify', { challenge_id: form.dataset.challenge, code: fields.code, cookie: true }).then(function (session) { return afterSignIn(session.user); }, codeError);
   };
-  actions.totp = function (fields) { return api('POST', '/auth/totp/verify', { code: fields.code }).then(function () { location.href = next(); }); };
-  actions.recovery = function (fields) { return api('POST', '/auth/recovery', { code: fields.code }).then(function () { location.href = next(); }); };
+  // A refused proof says nothing of which part was wrong; the code is what the person can retype.
+  function codeError(error) {
+    if (error.code === 'unauthorized' || error.code === 'invalid_code') error.details = { field: 'code' };
+    throw error;
+  }
+  actions.totp = function (fields) { return api('POST', '/auth/totp/verify', { code: fields.code }).then(function () { location.href = next(); }, codeError); };
+  actions.recovery = function (fields) { return api('POST', '/auth/recovery', { code: fields.code }).then(function () { location.href = next(); }, codeError); };
   actions.onboard = function (fields, form, key) {
     var body = { name: fields.name };
     if (fields.email) body.email = fields.email;
@@ -585,7 +590,7 @@
     };
   }
   var screens = {
-    overview: function () { var cards = $('#overview-cards'); state.shops.forEach(function (shop) { cards.appendChild(overviewCard(shop)); }); },
+    overview: function () { return loadNetworks().then(function () { var cards = $('#overview-cards'); state.shops.forEach(function (shop) { cards.appendChild(overviewCard(shop)); }); }); },
     shops: renderShops,
     invoices: needShop(function () { restoreFilters(); kindSwitch(); return loadNetworks().then(fillAssets).then(function () { restoreFilters(); return loadInvoices(false); }); }),
     invoice: needShop(function () { return loadNetworks().then(loadInvoice); }),
