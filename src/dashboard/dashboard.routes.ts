@@ -79,7 +79,8 @@ function detour(screen: ScreenId, session: DashboardSession | undefined, path: s
 export async function dashboardRoutes(server: IvoryServer, context: AppContext): Promise<void> {
   const assets = loadDashboardAssets();
   const readSession = dashboardSessionReader(context);
-  const providerUrl = context.config.oidc === undefined ? undefined : `${API_PREFIX}/auth/google`;
+  // return_to makes the callback set the cookie and come back here (decision 0014), where the screen decides: factor, onboarding or overview.
+  const providerUrl = context.config.oidc === undefined ? undefined : `${API_PREFIX}/auth/google?return_to=${encodeURIComponent(`${DASHBOARD_PATH}/`)}`;
   const payUrl = context.config.payUrl;
 
   async function render(screen: ScreenId, request: FastifyRequest, reply: FastifyReply) {

@@ -96,7 +96,7 @@ describe('dashboard screens (issue 25)', () => {
     const withProvider = await createTestApp({ OIDC_CLIENT_ID: 'dashboard', OIDC_CLIENT_SECRET: 'secret', OIDC_ISSUER: 'https://issuer.example' });
     try {
       const page = await withProvider.request({ method: 'GET', url: '/dashboard/sign-in' });
-      expect(page.body).toContain('href="/api/v1/auth/google"');
+      expect(page.body).toContain('href="/api/v1/auth/google?return_to=%2Fdashboard%2F"');
     } finally {
       await withProvider.close();
     }
