@@ -225,6 +225,26 @@ function overview({ text }: ScreenContext): string {
   return `<h1>${escapeHtml(t.title)}</h1><div id="overview-cards" class="cards" aria-live="polite"></div>`;
 }
 
+function team({ text }: ScreenContext): string {
+  const t = text.team;
+  const body =
+    field('team', 'subject', t.email, { type: 'email', required: true, attributes: ' autocomplete="off"' }) +
+    select('team', 'role', t.role, [
+      ['viewer', t.viewer],
+      ['developer', t.developer],
+      ['owner', t.owner],
+    ]) +
+    select('team', 'shop_id', t.scope, [['', t.allShops]], ' data-shops');
+  return (
+    `<h1>${escapeHtml(t.title)}</h1><p class="error" id="action-error" role="alert"></p>` +
+    `<h2>${escapeHtml(t.members)}</h2>` +
+    table('members-table', t.members, [t.email, t.role, t.scope, t.since, text.common.actions], t.noMembers) +
+    `<h2>${escapeHtml(t.invitations)}</h2>` +
+    table('invitations-table', t.invitations, [t.email, t.role, t.scope, t.expires, text.common.actions], t.noInvitations) +
+    `<section data-write hidden><h2>${escapeHtml(t.invite)}</h2><p id="team-sent" role="status" hidden>${escapeHtml(t.sent)}</p>${form('team', 'invite', body, t.submit, { write: true })}</section>`
+  );
+}
+
 function invite({ text }: ScreenContext): string {
   const t = text.invite;
   return (
@@ -265,7 +285,7 @@ export function screenMain(screen: ScreenId, context: ScreenContext): string {
     case 'invite':
       return invite(context);
     case 'team':
-      return notYet(context.text.team.title, context);
+      return team(context);
     case 'profile':
       return notYet(context.text.profile.title, context);
     case 'security':

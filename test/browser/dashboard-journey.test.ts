@@ -1,8 +1,8 @@
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { launchChromium, openPage, RESULTS_DIR, seriousViolations, firstContentfulPaint, type WatchedPage } from '../support/browser.js';
+import { firstContentfulPaint, launchChromium, openPage, type WatchedPage } from '../support/browser.js';
+import { expectCleanScreen, inBothThemes, navigate } from '../support/dashboard.js';
 import { freePort } from '../support/local-server.js';
 import { latestCode, startMailCatcher, type MailCatcher } from '../support/mail-catcher.js';
 import { BASE, BASE_USDC } from '../api/issuances-helpers.js';
@@ -40,33 +40,8 @@ afterAll(async () => {
 
 const LIVE = { timeout: 20_000 };
 
-/** axe, the page's own health, and a screenshot of the screen in the theme it shows now. */
-async function expectClean(watched: WatchedPage, name: string): Promise<void> {
-  await watched.page.waitForLoadState('networkidle');
-  expect((await seriousViolations(watched.page)).join('\n'), name).toBe('');
-  expect(watched.problems.join('\n'), name).toBe('');
-  expect(watched.foreignRequests.join('\n'), name).toBe('');
-  const file = `dashboard-${name}.png`;
-  await watched.page.screenshot({ path: path.join(RESULTS_DIR, file), fullPage: true });
-  screenshots.push(file);
-}
-
-/** The same screen in light, then dark (the header's theme switch), each checked and photographed. */
-async function bothThemes(watched: WatchedPage, name: string): Promise<void> {
-  const { page } = watched;
-  await page.getByRole('link', { name: 'Light', exact: true }).click();
-  await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe('light');
-  await expectClean(watched, `${name}-light`);
-  await page.getByRole('link', { name: 'Dark', exact: true }).click();
-  await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
-  await expectClean(watched, `${name}-dark`);
-}
-
-async function navigate(page: Page, ...labels: string[]): Promise<void> {
-  const nav = page.getByRole('navigation', { name: 'Main' });
-  for (const label of labels) await nav.getByRole('link', { name: label, exact: true }).click();
-  await page.waitForLoadState('networkidle');
-}
+const expectClean = (watched: WatchedPage, name: string) => expectCleanScreen(watched, name, screenshots);
+const bothThemes = (watched: WatchedPage, name: string) => inBothThemes(watched, name, screenshots);
 
 describe('dashboard journey in Chromium (issue 25)', () => {
   let owner: WatchedPage;

@@ -582,6 +582,47 @@
     return card;
   }
 
+  // ---- team -------------------------------------------------------------------
+  function shopName(id) {
+    if (!id) return labels.team.allShops;
+    var shop = state.shops.filter(function (candidate) { return candidate.id === id; })[0];
+    return shop ? shop.name : id;
+  }
+  function roleName(role) { return (labels.team[role] || role).replace(/ \(.*$/, ''); }
+  function loadTeam() {
+    var t = labels.team;
+    return api('GET', '/merchants/' + state.merchant.id + '/team').then(function (team) {
+      fillTable('members-table', team.grants.map(function (grant) {
+        var remove = el('button', { type: 'button', class: 'danger', 'data-grant-remove': grant.id, 'aria-label': t.remove + ' ' + (grant.email || grant.user_id), text: t.remove });
+        return [grant.email || grant.user_id, roleName(grant.role), shopName(grant.shop_id), timeEl(grant.created_at), remove];
+      }));
+      fillTable('invitations-table', team.invitations.map(function (invitation) {
+        var revoke = el('button', { type: 'button', class: 'danger', 'data-invite-revoke': invitation.id, 'aria-label': t.revoke + ' ' + invitation.subject, text: t.revoke });
+        return [invitation.subject, roleName(invitation.role), shopName(invitation.shop_id), timeEl(invitation.expires_at), revoke];
+      }));
+    });
+  }
+  actions.invite = function (fields, form, key) {
+    $('#team-sent').hidden = true;
+    return api('POST', '/merchants/' + state.merchant.id + '/invites', { provider: 'email', subject: fields.subject, role: fields.role, shop_id: fields.shop_id || null }, key).then(function () {
+      form.reset();
+      $('#team-sent').hidden = false;
+      return loadTeam();
+    });
+  };
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest ? event.target.closest('button') : null;
+    if (!button || !state.merchant) return;
+    var base = '/merchants/' + state.merchant.id;
+    if (button.dataset.grantRemove) {
+      if (!window.confirm(labels.team.removeConfirm)) return;
+      act(button, $('#action-error'), function () { return api('DELETE', base + '/grants/' + button.dataset.grantRemove).then(loadTeam); });
+    } else if (button.dataset.inviteRevoke) {
+      if (!window.confirm(labels.team.revokeConfirm)) return;
+      act(button, $('#action-error'), function () { return api('DELETE', base + '/invites/' + button.dataset.inviteRevoke).then(loadTeam); });
+    }
+  });
+
   // ---- start -------------------------------------------------------------------
   function needShop(run) {
     return function () {
@@ -599,6 +640,10 @@
     webhooks: needShop(loadWebhooks),
     deliveries: needShop(loadDeliveries),
     events: needShop(loadEvents),
+    team: function () {
+      $$('select[data-shops]').forEach(function (select) { state.shops.forEach(function (shop) { select.appendChild(el('option', { value: shop.id, text: shop.name })); }); });
+      return loadTeam().catch(function (error) { $('#action-error').textContent = message(error); });
+    },
   };
   var signedOut = ['sign-in', 'onboarding', 'invite'];
   if (signedOut.indexOf(d.screen) === -1) {
