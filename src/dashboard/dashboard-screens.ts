@@ -41,6 +41,7 @@ function signIn({ text, providerUrl, factorStep }: ScreenContext): string {
     return (
       `<h1>${escapeHtml(t.factorTitle)}</h1><p>${escapeHtml(t.factorIntro)}</p>` +
       form('totp', 'totp', field('totp', 'code', t.totp, { required: true, attributes: ' inputmode="numeric" autocomplete="one-time-code"' }), t.confirm) +
+      `<p><button type="button" id="passkey-factor">${escapeHtml(t.passkey)}</button></p><p class="error" id="passkey-error" role="alert"></p>` +
       `<details><summary>${escapeHtml(t.useRecovery)}</summary>` +
       form('recovery', 'recovery', field('recovery', 'code', t.recovery, { required: true, attributes: ' autocomplete="off"' }), t.confirm) +
       `</details>`
@@ -245,6 +246,48 @@ function team({ text }: ScreenContext): string {
   );
 }
 
+function profile({ text }: ScreenContext): string {
+  const t = text.profile;
+  const body =
+    field('profile', 'display_name', t.displayName, { attributes: ' autocomplete="name"' }) +
+    select('profile', 'language', t.language, [
+      ['en', 'English'],
+      ['ru', 'Русский'],
+    ]) +
+    select('profile', 'theme', t.theme, [
+      ['system', text.header.system],
+      ['light', text.header.light],
+      ['dark', text.header.dark],
+    ]);
+  const avatar =
+    `<p><img id="avatar-image" alt="${escapeHtml(t.avatarAlt)}" width="96" height="96" hidden></p>` +
+    field('avatar', 'image_base64', t.avatar, { type: 'file', attributes: ' accept="image/png,image/jpeg"' });
+  return (
+    `<h1>${escapeHtml(t.title)}</h1><p id="profile-saved" role="status" hidden>${escapeHtml(t.saved)}</p>` +
+    form('profile', 'saveProfile', body, t.submit) +
+    form('avatar', 'uploadAvatar', avatar, t.upload)
+  );
+}
+
+function security({ text }: ScreenContext): string {
+  const t = text.security;
+  const enrollForm = form('totp-enroll', 'confirmTotp', field('totp-enroll', 'code', t.code, { required: true, attributes: ' inputmode="numeric" autocomplete="one-time-code"' }), t.confirm, { hidden: true });
+  return (
+    `<h1>${escapeHtml(t.title)}</h1><p class="error" id="action-error" role="alert"></p>` +
+    `<h2>${escapeHtml(t.totpTitle)}</h2><p id="totp-state" data-on="${escapeHtml(t.totpOn)}" data-off="${escapeHtml(t.totpOff)}"></p>` +
+    `<p><button type="button" id="totp-start" hidden>${escapeHtml(t.enroll)}</button></p>` +
+    `<div id="totp-setup" hidden><p>${escapeHtml(t.scan)}</p><p><img id="totp-qr" alt="${escapeHtml(t.qr)}" width="208" height="208"></p>` +
+    `<p>${escapeHtml(t.secret)}: <code id="totp-secret" class="mono"></code></p>${enrollForm}</div>` +
+    `<div id="recovery-box" class="secret" role="status" hidden><h2>${escapeHtml(t.recoveryTitle)}</h2><p>${escapeHtml(t.recoveryOnce)}</p>` +
+    `<pre id="recovery-codes" class="mono"></pre><button type="button" data-copy-target="recovery-codes">${escapeHtml(text.common.copy)}</button></div>` +
+    `<h2>${escapeHtml(t.passkeysTitle)}</h2>` +
+    table('passkeys-table', t.passkeysTitle, [t.name, text.invoices.created, text.common.actions], t.noPasskeys) +
+    form('passkey', 'addPasskey', field('passkey', 'name', t.passkeyName, { attributes: ' autocomplete="off"' }), t.addPasskey) +
+    `<h2>${escapeHtml(t.methodsTitle)}</h2>` +
+    table('identities-table', t.methodsTitle, [t.provider, t.name, text.common.actions], '—')
+  );
+}
+
 function invite({ text }: ScreenContext): string {
   const t = text.invite;
   return (
@@ -252,10 +295,6 @@ function invite({ text }: ScreenContext): string {
     `<p id="invite-done" role="status" hidden>${escapeHtml(t.accepted)}</p>` +
     form('invite', 'acceptInvite', '', t.accept)
   );
-}
-
-function notYet(title: string, { text }: ScreenContext): string {
-  return `<h1>${escapeHtml(title)}</h1><p class="muted">${escapeHtml(text.common.notYet)}</p>`;
 }
 
 export function screenMain(screen: ScreenId, context: ScreenContext): string {
@@ -287,9 +326,9 @@ export function screenMain(screen: ScreenId, context: ScreenContext): string {
     case 'team':
       return team(context);
     case 'profile':
-      return notYet(context.text.profile.title, context);
+      return profile(context);
     case 'security':
-      return notYet(context.text.security.title, context);
+      return security(context);
   }
 }
 

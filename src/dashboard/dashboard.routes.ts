@@ -137,6 +137,17 @@ export async function dashboardRoutes(server: IvoryServer, context: AppContext):
     },
   );
 
+  // The QR of a TOTP setup URI: sent in a POST body, because the secret in it must not reach URL logs.
+  server.post(
+    `${DASHBOARD_PATH}/qr.svg`,
+    { schema: { body: Type.Object({ text: Type.String({ maxLength: QR_TEXT_LIMIT }) }, { additionalProperties: false }), hide: true }, config: { auth: PUBLIC } },
+    async (request, reply) => {
+      if (!request.body.text.startsWith('otpauth://totp/')) return reply.status(404).send('not found');
+      const svg = await QRCode.toString(request.body.text, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+      return reply.header('Content-Type', 'image/svg+xml').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff').send(svg);
+    },
+  );
+
   // The QR of an invoice's payment link, drawn here because the CSP admits no script from elsewhere; only payment links, so it is no general QR service.
   server.get(
     `${DASHBOARD_PATH}/qr.svg`,

@@ -1,4 +1,4 @@
-/* global document, window, fetch, location, navigator, localStorage, crypto, URLSearchParams, setTimeout, clearTimeout */
+/* global document, window, fetch, location, navigator, localStorage, crypto, URLSearchParams, setTimeout, clearTimeout, URL */
 // The Ivory dashboard's one script (issue 25, decision 0030). It talks only to the
 // public API on this origin, with the session cookie, the CSRF token the server put
 // in <body data-csrf> and an Idempotency-Key on every write; it never decides what
@@ -178,7 +178,7 @@
       if (pick) {
         pick.textContent = '';
         shops.forEach(function (shop) { pick.appendChild(el('option', { value: shop.id, text: shop.name, selected: state.shop && shop.id === state.shop.id })); });
-        pick.disabled = shops.length === 0;
+        pick.closest('label').hidden = shops.length === 0;
       }
       var badge = $('#shop-badge');
       if (badge && state.shop) { badge.hidden = false; badge.textContent = w(state.shop.sandbox ? 'sandbox' : 'live'); badge.className = 'badge' + (state.shop.sandbox ? ' sandbox' : ''); }
@@ -224,6 +224,7 @@
       var theme = target.dataset.themeChoice;
       document.documentElement.dataset.theme = theme;
       cookie('ivory_theme', theme);
+      if ($('#profile-theme')) $('#profile-theme').value = theme;
       $$('[data-theme-choice]').forEach(function (link) { if (link === target) link.setAttribute('aria-current', 'true'); else link.removeAttribute('aria-current'); });
       savePreferences({ theme: theme });
     } else if (target.id === 'sign-out') {
@@ -623,6 +624,115 @@
     }
   });
 
+  // ---- account: profile and security -------------------------------------------
+  function loadProfile() {
+    return api('GET', '/profile').then(function (profile) {
+      $('#profile-display_name').value = profile.display_name;
+      $('#profile-language').value = profile.preferences.language || lang;
+      $('#profile-theme').value = profile.preferences.theme || document.documentElement.dataset.theme;
+      showAvatar(profile.avatar_url);
+    });
+  }
+  function showAvatar(url) { var img = $('#avatar-image'); if (url) { img.src = url; img.hidden = false; } }
+  actions.saveProfile = function (fields) {
+    var before = { language: lang, theme: document.documentElement.dataset.theme };
+    return api('PATCH', '/profile', { display_name: fields.display_name, preferences: { language: fields.language, theme: fields.theme } }).then(function () {
+      cookie('ivory_lang', fields.language);
+      cookie('ivory_theme', fields.theme);
+      if (before.language !== fields.language || before.theme !== fields.theme) { location.href = location.pathname; return; }
+      $('#profile-saved').hidden = false;
+    });
+  };
+  actions.uploadAvatar = function () {
+    var file = $('#avatar-image_base64').files[0];
+    if (!file) throw fieldError('image_base64', 'invalid_image');
+    return new Promise(function (resolve, reject) {
+      var reader = new window.FileReader();
+      reader.onload = function () { resolve(String(reader.result).replace(/^data:[^,]*,/, '')); };
+      reader.onerror = function () { reject(fieldError('image_base64', 'invalid_image')); };
+      reader.readAsDataURL(file);
+    }).then(function (base64) { return api('POST', '/profile/avatar', { image_base64: base64 }); })
+      .then(function (answer) { showAvatar(answer.avatar_url); }, function (error) { error.details = { field: 'image_base64' }; throw error; });
+  };
+
+  function loadSecurity() {
+    var t = labels.security;
+    return Promise.all([api('GET', '/profile/security'), api('GET', '/identities')]).then(function (answers) {
+      var summary = answers[0], identities = answers[1], status = $('#totp-state');
+      status.textContent = summary.totp ? status.dataset.on : status.dataset.off;
+      $('#totp-start').hidden = summary.totp;
+      fillTable('passkeys-table', summary.passkeys.map(function (passkey) {
+        return [passkey.name, timeEl(passkey.created_at), el('span', {}, [
+          el('button', { type: 'button', 'data-passkey-rename': passkey.id, 'data-name': passkey.name, 'aria-label': t.rename + ' ' + passkey.name, text: t.rename }),
+          el('button', { type: 'button', class: 'danger', 'data-passkey-remove': passkey.id, 'aria-label': t.remove + ' ' + passkey.name, text: t.remove }),
+        ])];
+      }));
+      fillTable('identities-table', identities.map(function (identity) {
+        return [identity.provider, identity.label, el('button', { type: 'button', class: 'danger', 'data-unlink': identity.id, 'aria-label': t.unlink + ' ' + identity.label, text: t.unlink })];
+      }));
+    });
+  }
+  function svgData(svg) { return 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg); }
+  function startTotp(button) {
+    return act(button, $('#action-error'), function () {
+      return api('POST', '/auth/totp/enroll').then(function (answer) {
+        $('#totp-secret').textContent = new URL(answer.uri).searchParams.get('secret') || '';
+        return fetch(d.base + '/qr.svg', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: answer.uri }), credentials: 'same-origin' })
+          .then(function (response) { return response.text(); })
+          .then(function (svg) {
+            $('#totp-qr').src = svgData(svg);
+            $('#totp-setup').hidden = false;
+            $('#totp-enroll').hidden = false;
+            $('#totp-enroll-code').focus();
+          });
+      });
+    });
+  }
+  actions.confirmTotp = function (fields) {
+    return api('POST', '/auth/totp/verify', { code: fields.code, enroll: true }).then(function (answer) {
+      $('#totp-setup').hidden = true;
+      $('#recovery-codes').textContent = (answer.recovery_codes || []).join('\n');
+      $('#recovery-box').hidden = false;
+      return loadSecurity();
+    }, codeError);
+  };
+  // WebAuthn through the browser's own JSON helpers: the options and the answer travel as the API's JSON.
+  function passkeysSupported() { return window.PublicKeyCredential && window.PublicKeyCredential.parseCreationOptionsFromJSON; }
+  function ceremonyError(error) { throw error instanceof ApiError ? error : new ApiError(0, 'invalid_passkey'); }
+  actions.addPasskey = function (fields, form) {
+    if (!passkeysSupported()) throw new ApiError(0, 'passkeys_unsupported');
+    var body = { purpose: 'register' };
+    if (fields.name) body.name = fields.name;
+    return api('POST', '/auth/passkeys/begin', body).then(function (begun) {
+      return navigator.credentials.create({ publicKey: window.PublicKeyCredential.parseCreationOptionsFromJSON(begun.options) })
+        .then(function (credential) { return api('POST', '/auth/passkeys/finish/' + begun.id, { response: credential.toJSON() }); });
+    }).then(function () { form.reset(); return loadSecurity(); }, ceremonyError);
+  };
+  function passkeyFactor(button) {
+    return act(button, $('#passkey-error'), function () {
+      if (!passkeysSupported()) throw new ApiError(0, 'passkeys_unsupported');
+      return api('POST', '/auth/passkeys/begin', { purpose: 'authenticate' }).then(function (begun) {
+        return navigator.credentials.get({ publicKey: window.PublicKeyCredential.parseRequestOptionsFromJSON(begun.options) })
+          .then(function (credential) { return api('POST', '/auth/passkeys/finish/' + begun.id, { response: credential.toJSON() }); });
+      }).then(function () { location.href = next(); }, ceremonyError);
+    });
+  }
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest ? event.target.closest('button') : null;
+    if (!button) return;
+    var t = labels.security, errorBox = $('#action-error');
+    if (button.id === 'totp-start') startTotp(button);
+    else if (button.id === 'passkey-factor') passkeyFactor(button);
+    else if (button.dataset.passkeyRename) {
+      var name = window.prompt(t.passkeyName, button.dataset.name);
+      if (name) act(button, errorBox, function () { return api('PATCH', '/auth/passkeys/' + button.dataset.passkeyRename, { name: name }).then(loadSecurity); });
+    } else if (button.dataset.passkeyRemove) {
+      if (window.confirm(t.removeConfirm)) act(button, errorBox, function () { return api('DELETE', '/auth/passkeys/' + button.dataset.passkeyRemove).then(loadSecurity); });
+    } else if (button.dataset.unlink) {
+      if (window.confirm(t.unlinkConfirm)) act(button, errorBox, function () { return api('DELETE', '/identities/' + button.dataset.unlink).then(loadSecurity); });
+    }
+  });
+
   // ---- start -------------------------------------------------------------------
   function needShop(run) {
     return function () {
@@ -640,6 +750,8 @@
     webhooks: needShop(loadWebhooks),
     deliveries: needShop(loadDeliveries),
     events: needShop(loadEvents),
+    profile: loadProfile,
+    security: loadSecurity,
     team: function () {
       $$('select[data-shops]').forEach(function (select) { state.shops.forEach(function (shop) { select.appendChild(el('option', { value: shop.id, text: shop.name })); }); });
       return loadTeam().catch(function (error) { $('#action-error').textContent = message(error); });
