@@ -82,7 +82,12 @@
   function busy(button, on) {
     if (!button) return;
     if (on) { button.dataset.label = button.textContent; button.textContent = w('working'); button.disabled = true; button.setAttribute('aria-busy', 'true'); }
-    else { button.textContent = button.dataset.label || button.textContent; button.disabled = false; button.removeAttribute('aria-busy'); }
+    else {
+      // A render during the work may have relabelled the button (Pause ↔ Enable): keep that label.
+      if (button.textContent === w('working')) button.textContent = button.dataset.label || button.textContent;
+      button.disabled = false;
+      button.removeAttribute('aria-busy');
+    }
   }
   var actions = {};
   document.addEventListener('submit', function (event) {
