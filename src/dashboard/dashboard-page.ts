@@ -78,7 +78,7 @@ const NAV: readonly (NavItem | { readonly group: (text: DashboardText) => string
 ];
 
 function navLink(item: NavItem, input: PageInput, text: DashboardText): string {
-  const current = item.screen === input.screen || (item.screen === 'invoices' && input.screen === 'invoice') ? ' aria-current="page"' : '';
+  const current = item.screen === input.screen || (item.screen === 'invoices' && input.screen === 'invoice') || (item.screen === 'shops' && input.screen === 'shop') ? ' aria-current="page"' : '';
   const restricted = item.restricted === true ? ` data-restricted="${item.screen}"` : '';
   return `<li${restricted}><a href="${input.base}${item.path}"${current}>${escapeHtml(item.label(text))}</a></li>`;
 }

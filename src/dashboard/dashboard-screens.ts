@@ -12,6 +12,7 @@ export type ScreenId =
   | 'onboarding'
   | 'overview'
   | 'shops'
+  | 'shop'
   | 'invoices'
   | 'invoice'
   | 'payments'
@@ -87,6 +88,32 @@ function shops({ text }: ScreenContext): string {
     `<h1>${escapeHtml(t.title)}</h1>` +
     table('shops-table', t.title, [t.name, t.mode, t.recipient, t.created], t.empty) +
     `<section data-write hidden><h2>${escapeHtml(t.create)}</h2>${form('shop', 'createShop', body, t.submit, { write: true })}</section>`
+  );
+}
+
+function shop({ text }: ScreenContext): string {
+  const t = text.shops;
+  const targets: readonly (readonly [string, string])[] = [
+    ['address', t.toAddress],
+    ['wallet', t.toWallet],
+  ];
+  const payout =
+    `<p class="hint">${escapeHtml(t.payoutHint)}</p>` +
+    field('payout', 'recipient', t.recipient, { attributes: ' autocomplete="off" spellcheck="false"' }) +
+    field('payout', 'delegate', t.delegate, { attributes: ' autocomplete="off" spellcheck="false"' }) +
+    select('payout', 'solana_payout_target', t.solanaTarget, targets) +
+    select('payout', 'tron_payout_target', t.tronTarget, targets);
+  const recipient = (family: 'solana' | 'tron', label: string) =>
+    form(`${family}-recipient`, 'setRecipient', field(`${family}-recipient`, 'address', label, { hint: t.immutable, attributes: ` data-family="${family}" autocomplete="off" spellcheck="false"` }), t.setRecipient, { write: true });
+  const branding = field('branding', 'name', t.brandName, { attributes: ' autocomplete="off"' }) + field('branding', 'logo', t.logo, { type: 'file', attributes: ' accept="image/png,image/jpeg"' });
+  return (
+    `<p><a href="../shops">${escapeHtml(text.nav.shops)}</a></p><h1 id="shop-title">${escapeHtml(t.settings)}</h1><p id="shop-saved" role="status" hidden>${escapeHtml(t.saved)}</p>` +
+    `<section data-write hidden><h2>${escapeHtml(t.payout)}</h2>${form('payout', 'savePayout', payout, t.savePayout, { write: true })}` +
+    recipient('solana', t.solanaRecipient) +
+    recipient('tron', t.tronRecipient) +
+    `</section><section data-owner hidden><h2>${escapeHtml(t.branding)}</h2>${form('branding', 'saveBranding', branding, t.saveBranding)}</section>` +
+    `<h2>${escapeHtml(t.terms)}</h2>` +
+    table('terms-table', t.terms, [t.network, t.invoiceFee, t.depositFee, t.sweep], '—')
   );
 }
 
@@ -307,6 +334,8 @@ export function screenMain(screen: ScreenId, context: ScreenContext): string {
       return overview(context);
     case 'shops':
       return shops(context);
+    case 'shop':
+      return shop(context);
     case 'invoices':
       return invoices(context);
     case 'invoice':
@@ -339,6 +368,7 @@ export function screenTitle(screen: ScreenId, text: DashboardText): string {
     onboarding: text.onboarding.title,
     overview: text.nav.overview,
     shops: text.nav.shops,
+    shop: text.shops.settings,
     invoices: text.nav.invoices,
     invoice: text.invoices.detail,
     payments: text.nav.payments,

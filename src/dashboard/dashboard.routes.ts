@@ -23,6 +23,7 @@ const QR_TEXT_LIMIT = 512;
 const SCREENS: readonly (readonly [string, ScreenId])[] = [
   ['/', 'overview'],
   ['/shops', 'shops'],
+  ['/shops/:id', 'shop'],
   ['/invoices', 'invoices'],
   ['/invoices/:id', 'invoice'],
   ['/payments', 'payments'],

@@ -12,6 +12,7 @@ const PAGE_BUDGET_BYTES = 150 * 1024;
 const SCREENS = [
   '/dashboard/',
   '/dashboard/shops',
+  '/dashboard/shops/00000000-0000-4000-8000-000000000000',
   '/dashboard/invoices',
   '/dashboard/invoices/00000000-0000-4000-8000-000000000000',
   '/dashboard/payments',

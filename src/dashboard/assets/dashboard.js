@@ -308,7 +308,7 @@
   // ---- shops ----------------------------------------------------------------
   function renderShops() {
     fillTable('shops-table', state.shops.map(function (shop) {
-      return [el('a', { href: d.base + '/invoices?shop=' + shop.id, text: shop.name }), el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') }), mono(shop.recipient || '—'), timeEl(shop.created_at)];
+      return [el('a', { href: d.base + '/shops/' + shop.id, text: shop.name }), el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') }), mono(shop.recipient || '—'), timeEl(shop.created_at)];
     }));
   }
   actions.createShop = function (fields, form, key) {
@@ -320,6 +320,60 @@
       form.reset();
       return loadContext().then(renderShops);
     });
+  };
+
+  // ---- one shop's settings ---------------------------------------------------------
+  function settingsShop() { return state.shops.filter(function (shop) { return shop.id === d.item; })[0]; }
+  function fileBase64(input, fieldName) {
+    var file = input.files[0];
+    if (!file) return Promise.resolve(undefined);
+    return new Promise(function (resolve, reject) {
+      var reader = new window.FileReader();
+      reader.onload = function () { resolve(String(reader.result).replace(/^data:[^,]*,/, '')); };
+      reader.onerror = function () { reject(fieldError(fieldName, 'invalid_image')); };
+      reader.readAsDataURL(file);
+    });
+  }
+  function renderShop() {
+    var shop = settingsShop(), t = labels.shops;
+    if (!shop) throw new ApiError(404, 'shop_not_found');
+    $('#shop-title').textContent = shop.name;
+    $('#shop-title').appendChild(document.createTextNode(' '));
+    $('#shop-title').appendChild(el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') }));
+    $('#payout-recipient').value = shop.recipient || '';
+    $('#payout-delegate').value = shop.delegate || '';
+    $('#payout-solana_payout_target').value = shop.solana_payout_target;
+    $('#payout-tron_payout_target').value = shop.tron_payout_target;
+    [['solana', shop.solana_recipient], ['tron', shop.tron_recipient]].forEach(function (pair) {
+      if (pair[1]) $('#' + pair[0] + '-recipient-address').value = pair[1];
+    });
+    $$('[data-owner]').forEach(function (node) { node.hidden = state.merchant.role !== 'owner'; });
+    return api('GET', '/shops/' + shop.id + '/terms').then(function (terms) {
+      function fee(terms) { return (terms.bps / 100).toLocaleString(lang) + ' % (' + formatUnits(terms.minimum, 18) + ' – ' + formatUnits(terms.maximum, 18) + ')'; }
+      fillTable('terms-table', terms.map(function (network) { return [network.name, fee(network.invoice), fee(network.deposit), network.sweep_threshold + ' (' + network.minimum_sweep + ' – ' + network.maximum_sweep + ')']; }));
+      return t;
+    });
+  }
+  function saved() { $('#shop-saved').hidden = false; return loadContext().then(renderShop); }
+  actions.savePayout = function (fields, form, key) {
+    var shop = settingsShop(), body = {};
+    if (fields.recipient !== (shop.recipient || '')) body.recipient = fields.recipient;
+    if (fields.delegate !== (shop.delegate || '')) body.delegate = fields.delegate || null;
+    if (fields.solana_payout_target !== shop.solana_payout_target) body.solana_payout_target = fields.solana_payout_target;
+    if (fields.tron_payout_target !== shop.tron_payout_target) body.tron_payout_target = fields.tron_payout_target;
+    return api('PATCH', '/shops/' + shop.id, body, key).then(saved);
+  };
+  actions.setRecipient = function (fields, form, key) {
+    var family = $('[name=address]', form).dataset.family;
+    return api('PUT', '/shops/' + d.item + '/' + family + '-recipient', { address: fields.address }, key).then(saved);
+  };
+  actions.saveBranding = function (fields, form, key) {
+    return fileBase64($('#branding-logo'), 'logo').then(function (logo) {
+      var body = {};
+      if (fields.name) body.name = fields.name;
+      if (logo) body.logo = logo;
+      return api('PATCH', '/shops/' + d.item + '/branding', body, key);
+    }).then(function () { form.reset(); $('#shop-saved').hidden = false; });
   };
 
   // ---- invoices -------------------------------------------------------------
@@ -748,6 +802,7 @@
   var screens = {
     overview: function () { return loadNetworks().then(function () { var cards = $('#overview-cards'); state.shops.forEach(function (shop) { cards.appendChild(overviewCard(shop)); }); }); },
     shops: renderShops,
+    shop: renderShop,
     invoices: needShop(function () { restoreFilters(); kindSwitch(); return loadNetworks().then(fillAssets).then(function () { restoreFilters(); return loadInvoices(false); }); }),
     invoice: needShop(function () { return loadNetworks().then(loadInvoice); }),
     payments: needShop(function () { $('#export-csv').href = d.api + shopPath('/export.csv'); return loadNetworks().then(function () { return loadPayments(false); }); }),
