@@ -184,7 +184,11 @@ function invoice({ text }: ScreenContext): string {
     `<button type="button" data-simulate="transfer.reverted">${escapeHtml(t.simulateReversal)}</button></div>` +
     `<p><button type="button" id="cancel-invoice" data-confirm="${escapeHtml(t.cancelConfirm)}" hidden>${escapeHtml(t.cancel)}</button>` +
     `<button type="button" id="toggle-deposit" data-pause="${escapeHtml(t.pause)}" data-enable="${escapeHtml(t.enable)}" hidden></button></p>` +
-    `<p class="error" id="action-error" role="alert"></p></div>`
+    `<p class="error" id="action-error" role="alert"></p></div>` +
+    `<h2>${escapeHtml(t.transfers)}</h2>` +
+    table('transfers-table', t.transfers, [text.common.time, text.payments.type, text.common.amount, text.common.status, text.payments.tx], t.noTransfers) +
+    `<h2>${escapeHtml(t.events)}</h2>` +
+    table('invoice-events-table', t.events, [text.common.time, text.events.type, text.events.deliveries], t.noEvents)
   );
 }
 

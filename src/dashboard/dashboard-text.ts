@@ -155,6 +155,10 @@ const en = {
     enable: 'Enable deposit',
     back: 'All invoices',
     noShop: 'Create a shop first.',
+    transfers: 'Transfers and payouts',
+    noTransfers: 'No transfers yet.',
+    events: 'Events and their deliveries',
+    noEvents: 'No events yet.',
   },
   keys: {
     title: 'API keys',
@@ -434,6 +438,10 @@ const ru: DashboardText = {
     enable: 'Включить депозит',
     back: 'Все счета',
     noShop: 'Сначала создайте магазин.',
+    transfers: 'Переводы и выплаты',
+    noTransfers: 'Переводов пока нет.',
+    events: 'События и их доставка',
+    noEvents: 'Событий пока нет.',
   },
   keys: {
     title: 'API-ключи',

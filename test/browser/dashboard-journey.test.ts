@@ -145,6 +145,9 @@ describe('dashboard journey in Chromium (issue 25)', () => {
     await expect.poll(() => page.locator('#invoice-facts').innerText()).toMatch(/Received\s+12\.5 USDC/);
     await page.getByRole('button', { name: 'Simulate closing' }).click();
     await expect.poll(() => page.locator('#invoice-status').innerText(), LIVE).toBe('Settled');
+    await expect.poll(() => page.locator('#transfers-table tbody').innerText(), LIVE).toContain('12.5 USDC');
+    await expect.poll(() => page.locator('#invoice-events-table tbody').innerText(), LIVE).toContain('invoice.closed');
+    expect(await page.locator('#invoice-events-table tbody').innerText()).toContain('transfer.confirmed');
     await bothThemes(owner, 'invoice-settled');
 
     await navigate(page, 'Invoices');

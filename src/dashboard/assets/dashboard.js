@@ -445,7 +445,7 @@
   }
 
   // ---- one invoice ------------------------------------------------------------
-  var issuance = null, lastTransferEvent = null, seen = '', pollTimer = null;
+  var issuance = null, lastTransferEvent = null, seen = '', pollTimer = null, pollDelay = 2000;
   function fact(list, label, value) { list.appendChild(el('dt', { text: label })); list.appendChild(el('dd', {}, [value])); }
   function renderInvoice(item) {
     issuance = item;
@@ -477,13 +477,35 @@
     toggle.textContent = item.disabled_at ? toggle.dataset.enable : toggle.dataset.pause;
     $('[data-sandbox-only]').hidden = !state.shop.sandbox;
   }
+  function paymentRow(payment) {
+    return [timeEl(payment.created_at), payment.type, amountText(payment.amount, payment.chain_id, payment.token, payment.token_decimals), el('span', { class: 'status ' + payment.status, text: payment.status }), payment.tx_hash ? mono(payment.tx_hash) : '—'];
+  }
+  function deliveryCounts(event) {
+    return Object.keys(event.deliveries).filter(function (status) { return event.deliveries[status] > 0; }).map(function (status) { return status + ': ' + event.deliveries[status]; }).join(', ') || '—';
+  }
+  // The API lists a shop's payments and events, not one invoice's: the latest 100 of each, kept when they name this issuance or one of its options.
+  function loadInvoiceHistory(item) {
+    var ids = item.group ? [item.id].concat(item.options.map(function (option) { return option.id; })) : [item.id];
+    function ours(id) { return ids.indexOf(id) >= 0; }
+    return Promise.all([api('GET', shopPath('/payments?limit=100')), api('GET', shopPath('/events?limit=100'))]).then(function (answers) {
+      fillTable('transfers-table', answers[0].data.filter(function (payment) { return ours(payment.issuance_id); }).map(paymentRow));
+      fillTable('invoice-events-table', answers[1].data.filter(function (event) { return event.data && (ours(event.data.issuance_id) || ours(event.data.group_id)); }).map(function (event) {
+        return [timeEl(event.created_at), event.type, deliveryCounts(event)];
+      }));
+    });
+  }
   function loadInvoice() {
     return api('GET', shopPath('/issuances/' + encodeURIComponent(d.item))).then(function (item) {
       var fingerprint = JSON.stringify(item);
-      if (fingerprint !== seen) { seen = fingerprint; renderInvoice(item); }
+      if (fingerprint === seen) { pollDelay = Math.min(pollDelay * 1.5, 30000); return item; }
+      seen = fingerprint;
+      pollDelay = 2000;
+      renderInvoice(item);
+      return loadInvoiceHistory(item).then(function () { return item; });
+    }).then(function () {
       clearTimeout(pollTimer);
-      // Allocation and payouts happen in workers: keep watching while anything can still change.
-      if (item.status !== 'settled' || !item.payout_tx_hash) pollTimer = setTimeout(loadInvoice, 2000);
+      // Allocation, confirmations and payouts happen in workers: keep watching, slower while nothing changes.
+      pollTimer = setTimeout(loadInvoice, pollDelay);
     });
   }
   function optionId() { return issuance.group ? (issuance.paid_issuance_id || issuance.options[0].id) : issuance.id; }
@@ -570,10 +592,7 @@
   }
   function loadEvents() {
     return api('GET', shopPath('/events')).then(function (page) {
-      fillTable('events-table', page.data.map(function (event) {
-        var counts = Object.keys(event.deliveries).filter(function (status) { return event.deliveries[status] > 0; }).map(function (status) { return status + ': ' + event.deliveries[status]; }).join(', ');
-        return [timeEl(event.created_at), event.type, mono(event.id), counts || '—'];
-      }));
+      fillTable('events-table', page.data.map(function (event) { return [timeEl(event.created_at), event.type, mono(event.id), deliveryCounts(event)]; }));
     });
   }
   document.addEventListener('click', function (event) {
@@ -601,9 +620,7 @@
     var query = new URLSearchParams({ limit: '50' });
     if (append && paymentsCursor) query.set('cursor', paymentsCursor);
     return api('GET', shopPath('/payments?' + query.toString())).then(function (page) {
-      (append ? appendRows : fillTable)('payments-table', page.data.map(function (payment) {
-        return [timeEl(payment.created_at), payment.type, amountText(payment.amount, payment.chain_id, payment.token, payment.token_decimals), el('span', { class: 'status ' + payment.status, text: payment.status }), payment.tx_hash ? mono(payment.tx_hash) : '—'];
-      }));
+      (append ? appendRows : fillTable)('payments-table', page.data.map(paymentRow));
       paymentsCursor = page.next_cursor;
       $('#more').hidden = !paymentsCursor;
     });
