@@ -198,4 +198,23 @@ describe('dashboard journey in Chromium (issue 25)', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await expectClean(narrow, 'sign-in-320');
   });
+
+  it('is keyboard navigable: the skip link first, then the form, submitted with Enter', async () => {
+    const keyboard = await openPage(browser, origin);
+    opened.push(keyboard);
+    const { page } = keyboard;
+    await page.goto(`${origin}/dashboard/sign-in?lang=en`);
+    // The address field has the focus on arrival; from the page's top, Tab reaches the skip link first.
+    await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('email-email');
+    await page.mouse.click(5, 300);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
+    for (let presses = 0; presses < 10 && (await page.evaluate('document.activeElement.id')) !== 'email-email'; presses += 1) await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('email-email');
+    await page.keyboard.type('keys@shop.example.com');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate('document.activeElement.id'), LIVE).toBe('code-code');
+  });
 });
