@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { launchChromium, openPage, type WatchedPage } from '../support/browser.js';
 import { expectCleanScreen, inBothThemes, navigate, signInByEmail } from '../support/dashboard.js';
-import { createOwnerWithShop } from '../support/factories.js';
+import { createMerchant, createOwnerWithShop, createSession, createShop, createUser } from '../support/factories.js';
 import { freePort } from '../support/local-server.js';
 import { startMailCatcher, type MailCatcher } from '../support/mail-catcher.js';
 import { BASE, BASE_USDC, createInvoice, usdc } from '../api/issuances-helpers.js';
@@ -105,5 +105,23 @@ describe('team and roles in Chromium (issue 25)', () => {
     }
     await navigate(page, 'Shops');
     expect(await page.getByRole('button', { name: 'Create shop' }).isVisible()).toBe(false);
+  });
+
+  it('a developer sees keys and webhooks with their controls, but not the team', async () => {
+    const developer = await createUser(app.context.db);
+    const merchant = await createMerchant(app.context.db, developer.id, { role: 'developer' });
+    await createShop(app.context.db, merchant.id);
+    const session = await createSession(app.context.db, developer.id);
+    const watched = await openPage(browser, origin, { viewport: { width: 1280, height: 900 } });
+    opened.push(watched);
+    await watched.context.addCookies([{ name: 'ivory_session', value: session.token, url: origin }]);
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/developers/keys`);
+    await page.waitForLoadState('networkidle');
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    for (const shown of ['API keys', 'Webhooks']) expect(await nav.getByRole('link', { name: shown, exact: true }).isVisible(), shown).toBe(true);
+    expect(await nav.getByRole('link', { name: 'Team', exact: true }).isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Create key' }).isVisible()).toBe(true);
+    await expectCleanScreen(watched, 'developer-api-keys-light', screenshots);
   });
 });
