@@ -82,7 +82,11 @@ function shops({ text }: ScreenContext): string {
       ['true', t.sandbox],
       ['false', t.live],
     ]) +
-    field('shop', 'recipient', t.recipient, { hint: t.recipientHint, attributes: ' autocomplete="off" spellcheck="false"' }) +
+    select('shop', 'payout_target', t.payoutTarget, [
+      ['address', t.toRecipient],
+      ['wallet', t.toServiceWallet],
+    ]) +
+    `<div data-recipient-field>${field('shop', 'recipient', t.recipient, { hint: t.recipientHint, attributes: ' autocomplete="off" spellcheck="false"' })}</div>` +
     field('shop', 'delegate', t.delegate, { attributes: ' autocomplete="off" spellcheck="false"' });
   return (
     `<h1>${escapeHtml(t.title)}</h1>` +

@@ -67,4 +67,19 @@ describe('shop settings in Chromium (issue 25)', () => {
     await expect.poll(() => page.locator('form#branding').getByLabel('Name shown to payers').inputValue()).toBe('');
     await inBothThemes(watched, 'shop-settings', screenshots);
   });
+
+  it('creating a live shop: a bad recipient is refused next to its field; a good one lists the shop as Live', async () => {
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/shops`);
+    const form = page.locator('form#shop');
+    await form.getByLabel('Name', { exact: true }).fill('Acme live');
+    await form.getByLabel('Mode').selectOption('false');
+    await form.getByLabel('Payout recipient (EVM address)').fill('0x123');
+    await form.getByRole('button', { name: 'Create shop' }).click();
+    await expect.poll(() => page.locator('#shop-recipient-error').innerText()).toBe('This is not a valid address.');
+    watched.problems.length = 0;
+    await form.getByLabel('Payout recipient (EVM address)').fill('0x3333333333333333333333333333333333333333');
+    await form.getByRole('button', { name: 'Create shop' }).click();
+    await expect.poll(() => page.locator('#shops-table tbody').innerText(), LIVE).toMatch(/Acme live\s+Live/);
+  });
 });

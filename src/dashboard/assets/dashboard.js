@@ -212,6 +212,7 @@
   // ---- header: shop, language, theme, sign-out -----------------------------
   document.addEventListener('change', function (event) {
     if (event.target.id === 'shop-pick') { chooseShop(event.target.value); location.search = ''; }
+    if (event.target.id === 'shop-payout_target') $('[data-recipient-field]').hidden = event.target.value === 'wallet';
   });
   function cookie(name, value) { document.cookie = name + '=' + value + '; Path=' + d.base + '; Max-Age=31536000; SameSite=Lax'; }
   function savePreferences(preferences) {
@@ -313,7 +314,9 @@
   }
   actions.createShop = function (fields, form, key) {
     var body = { name: fields.name, sandbox: fields.sandbox === 'true' };
-    if (fields.recipient) body.recipient = fields.recipient;
+    // SPEC "Shop": payout_target wallet is sent without a recipient.
+    if (fields.payout_target === 'wallet') body.payout_target = 'wallet';
+    else if (fields.recipient) body.recipient = fields.recipient;
     if (fields.delegate) body.delegate = fields.delegate;
     return api('POST', '/merchants/' + state.merchant.id + '/shops', body, key).then(function (shop) {
       chooseShop(shop.id);
