@@ -100,6 +100,22 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     await page.getByRole('button', { name: 'Pause deposit' }).waitFor(LIVE);
   });
 
+  it('creates a deposit from the screen: no amount, no expiry', async () => {
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/invoices`);
+    await page.getByText('Create an invoice').click();
+    const form = page.locator('form#invoice');
+    await form.getByLabel('Kind').selectOption('deposit');
+    expect(await form.getByLabel('Amount', { exact: true }).isVisible()).toBe(false);
+    expect(await form.getByLabel('Expires in').isVisible()).toBe(false);
+    await form.getByLabel('Token and network').selectOption(`${BASE}|${BASE_USDC}`);
+    await form.getByLabel('External id (order number)').fill('wallet-top-up');
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.waitForURL(/\/dashboard\/invoices\/[0-9a-f-]{36}\?shop=/);
+    await expect.poll(() => page.locator('#invoice-facts').innerText()).toContain('Deposit');
+    await page.getByRole('button', { name: 'Pause deposit' }).waitFor(LIVE);
+  });
+
   it('creating an invoice below what the API accepts shows its refusal next to the amount', async () => {
     const { page } = watched;
     await page.goto(`${origin}/dashboard/invoices`);
@@ -135,6 +151,8 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     await navigate(page, 'Deliveries');
     await expect.poll(() => page.locator('#deliveries-table tbody').innerText(), LIVE).toContain('invoice.cancelled');
     expect(await page.locator('#deliveries-table tbody').innerText()).toMatch(/no answer/);
+    await page.locator('#deliveries-table summary').first().click();
+    expect(await page.locator('#deliveries-table ol li').first().innerText()).toMatch(/no answer.* · \d+ ms$/);
     await page.locator('#deliveries-table').getByRole('button', { name: 'Replay' }).first().click();
     await expect.poll(() => page.locator('#action-error').innerText()).toBe('');
 

@@ -583,13 +583,24 @@
       return loadWebhooks();
     });
   };
+  function outcome(attempt) {
+    var t = labels.deliveries;
+    return attempt.status_code === null ? t.noAnswer + (attempt.error ? ' (' + attempt.error + ')' : '') : String(attempt.status_code);
+  }
+  // Every attempt, newest last: when, what came back, how long it took.
+  function attemptList(delivery) {
+    if (delivery.attempts.length === 0) return String(delivery.attempt_count);
+    return el('details', {}, [el('summary', { text: String(delivery.attempt_count) }), el('ol', {}, delivery.attempts.map(function (attempt) {
+      return el('li', {}, [timeEl(attempt.started_at), ' · ' + outcome(attempt) + ' · ' + attempt.latency_ms + ' ms']);
+    }))]);
+  }
   function loadDeliveries() {
     return api('GET', shopPath('/deliveries')).then(function (page) {
       var t = labels.deliveries;
       fillTable('deliveries-table', page.data.map(function (delivery) {
         var last = delivery.attempts[delivery.attempts.length - 1];
         var replay = state.canWrite ? el('button', { type: 'button', 'data-replay': delivery.id, text: t.replay }) : '';
-        return [timeEl(delivery.created_at), delivery.event_type, el('span', { class: 'status ' + delivery.status, text: delivery.status }), last ? (last.status_code === null ? t.noAnswer + (last.error ? ' (' + last.error + ')' : '') : String(last.status_code)) : '—', last ? last.latency_ms + ' ms' : '—', String(delivery.attempt_count), replay];
+        return [timeEl(delivery.created_at), delivery.event_type, el('span', { class: 'status ' + delivery.status, text: delivery.status }), last ? outcome(last) : '—', last ? last.latency_ms + ' ms' : '—', attemptList(delivery), replay];
       }));
     });
   }
