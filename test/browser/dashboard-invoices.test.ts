@@ -88,6 +88,23 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     expect(await page.getByRole('button', { name: 'Cancel invoice' }).isVisible()).toBe(false);
   });
 
+  it('shows times in the person’s time zone', async () => {
+    const id = await invoice(3, 'tokyo');
+    const tokyo = await openPage(browser, origin, { timezoneId: 'Asia/Tokyo', locale: 'en-US' });
+    await tokyo.context.addCookies([{ name: 'ivory_session', value: owner.session.token, url: origin }]);
+    try {
+      await tokyo.page.goto(`${origin}/dashboard/invoices/${id}?shop=${owner.shop.id}`);
+      const created = tokyo.page.locator('#invoice-facts time').last();
+      await created.waitFor(LIVE);
+      const iso = (await created.getAttribute('datetime')) ?? '';
+      const expected = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Tokyo' }).format(new Date(iso));
+      const spaces = (text: string) => text.replace(/\s/g, ' ');
+      expect(spaces(await created.innerText())).toBe(spaces(expected));
+    } finally {
+      await tokyo.context.close();
+    }
+  });
+
   it('pauses and enables a deposit', async () => {
     const created = await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC });
     const id = created.json<{ id: string }>().id;

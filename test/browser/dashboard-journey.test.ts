@@ -199,6 +199,20 @@ describe('dashboard journey in Chromium (issue 25)', () => {
     await expectClean(narrow, 'sign-in-320');
   });
 
+  it('speaks Russian on the sign-in screen, API errors included, next to their field', async () => {
+    const russian = await openPage(browser, origin, { locale: 'ru-RU', extraHTTPHeaders: { 'Accept-Language': 'ru-RU,ru;q=0.9' } });
+    opened.push(russian);
+    const { page } = russian;
+    await page.goto(`${origin}/dashboard/sign-in`);
+    expect(await page.locator('html').getAttribute('lang')).toBe('ru');
+    await page.getByLabel('Адрес e-mail').fill('not-an-address');
+    await page.getByRole('button', { name: 'Отправить код' }).click();
+    await expect.poll(() => page.locator('#email-email-error').innerText()).toBe('Это не адрес e-mail.');
+    expect(await page.getByLabel('Адрес e-mail').getAttribute('aria-invalid')).toBe('true');
+    russian.problems.length = 0; // the refused call's 400, logged by Chromium: expected
+    await expectClean(russian, 'sign-in-ru-error-light');
+  });
+
   it('is keyboard navigable: the skip link first, then the form, submitted with Enter', async () => {
     const keyboard = await openPage(browser, origin);
     opened.push(keyboard);
