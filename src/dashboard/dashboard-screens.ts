@@ -209,7 +209,7 @@ function keys({ text }: ScreenContext): string {
     `<h1>${escapeHtml(t.title)}</h1>` +
     `<div id="secret-box" class="secret" role="status" hidden><p>${escapeHtml(t.tokenOnce)}</p><code id="secret-value"></code> ` +
     `<button type="button" data-copy-target="secret-value">${escapeHtml(text.common.copy)}</button></div>` +
-    table('keys-table', t.title, [t.name, t.scopes, t.prefix, t.lastUsed, text.common.status, text.common.actions], t.empty) +
+    table('keys-table', t.title, [t.name, t.scopesAndIps, t.prefix, t.lastUsed, text.common.status, text.common.actions], t.empty) +
     `<section data-write hidden><h2>${escapeHtml(t.create)}</h2>${form('key', 'createKey', body, t.submit, { write: true })}</section>`
   );
 }

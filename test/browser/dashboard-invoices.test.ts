@@ -156,6 +156,12 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     await expect.poll(() => page.locator('#keys-table tbody').innerText(), LIVE).toContain('Disabled');
     await page.locator('#keys-table').getByRole('button', { name: 'Enable' }).click();
     await expect.poll(() => page.locator('#keys-table tbody').innerText(), LIVE).toContain('Enabled');
+    const keyForm = page.locator('form#key');
+    await keyForm.getByLabel('Name', { exact: true }).fill('Reporting');
+    await keyForm.getByLabel('write (create invoices, manage webhooks)').uncheck();
+    await keyForm.getByLabel('Allowed IPs or CIDR ranges (optional, comma-separated)').fill('10.0.0.0/8, 2001:db8::/32');
+    await keyForm.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.locator('#keys-table tbody').innerText(), LIVE).toContain('read · 10.0.0.0/8, 2001:db8::/32');
     const keysBefore = await rows(page, 'keys-table');
     await page.locator('#keys-table').getByRole('button', { name: /^Revoke/ }).first().click();
     await expect.poll(() => rows(page, 'keys-table'), LIVE).toBe(keysBefore - 1);

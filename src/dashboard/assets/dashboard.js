@@ -553,7 +553,8 @@
             el('button', { type: 'button', class: 'danger', 'data-key-revoke': key.id, 'aria-label': t.revoke + ' ' + key.name, text: t.revoke }),
           ])
           : '';
-        return [key.name, key.scopes.join(', '), mono(key.token_prefix + '…'), key.last_used_at ? timeEl(key.last_used_at) : t.never, key.enabled ? t.enabled : t.disabled, controls];
+        var scopes = key.scopes.join(', ') + (key.allowed_ips.length ? ' · ' + key.allowed_ips.join(', ') : '');
+        return [key.name, scopes, mono(key.token_prefix + '…'), key.last_used_at ? timeEl(key.last_used_at) : t.never, key.enabled ? t.enabled : t.disabled, controls];
       }));
     });
   }
