@@ -73,13 +73,17 @@ describe('account screens in Chromium (issue 25)', () => {
 
     await inBothThemes(watched, 'profile', screenshots);
     await page.locator('form#profile').getByLabel('Language').selectOption('ru');
+    const reloaded = page.waitForEvent('framenavigated');
     await page.getByRole('button', { name: 'Save profile' }).click();
-    await page.waitForFunction('document.documentElement.lang === "ru"');
+    await reloaded;
+    await page.waitForLoadState('networkidle');
+    expect(await page.locator('html').getAttribute('lang')).toBe('ru');
     expect(await page.getByLabel('Отображаемое имя').inputValue()).toBe('Ada');
     const profile = (await page.evaluate(`fetch('/api/v1/profile').then((r) => r.json())`)) as { display_name: string; preferences: { language: string } };
     expect(profile).toMatchObject({ display_name: 'Ada', preferences: { language: 'ru' } });
     await page.getByRole('link', { name: 'EN', exact: true }).click();
-    await page.waitForFunction('document.documentElement.lang === "en"');
+    await page.waitForURL(/[?&]lang=en/);
+    expect(await page.locator('html').getAttribute('lang')).toBe('en');
   });
 
   it('Security: TOTP enrolment with QR and setup key, recovery codes once, sign-in methods', async () => {

@@ -177,7 +177,9 @@ describe('dashboard journey in Chromium (issue 25)', () => {
 
   it('switches to Russian, remembered in the profile, and signs out', async () => {
     const { page } = owner;
+    // The switch saves the choice in the profile first, then follows its link.
     await page.getByRole('link', { name: 'RU', exact: true }).click();
+    await page.waitForURL(/[?&]lang=ru/);
     await page.waitForLoadState('networkidle');
     expect(await page.locator('html').getAttribute('lang')).toBe('ru');
     await expect.poll(() => page.getByRole('navigation', { name: 'Главное меню' }).innerText()).toContain('Счета');
