@@ -103,6 +103,8 @@ export async function dashboardRoutes(server: IvoryServer, context: AppContext):
       .header('Vary', 'Accept-Language, Cookie')
       .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'same-origin');
+    // As the payment page: HSTS only over https, which honours X-Forwarded-Proto only from TRUST_PROXY.
+    if (request.protocol === 'https') void reply.header('Strict-Transport-Security', `max-age=${ONE_YEAR_SECONDS}`);
     return reply.send(
       renderDashboardPage({
         screen,
