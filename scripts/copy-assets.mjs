@@ -7,7 +7,8 @@ import { dirname, extname, join, relative } from 'node:path';
 import { stdout } from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
 
-const ASSET_EXTENSIONS = new Set(['.json', '.svg', '.html', '.css', '.txt']);
+// `.js`: the dashboard's browser script (src/dashboard/assets/), plain JavaScript that tsc does not compile.
+const ASSET_EXTENSIONS = new Set(['.json', '.svg', '.html', '.css', '.txt', '.js']);
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const sourceRoot = join(projectRoot, 'src');
 const outputRoot = join(projectRoot, 'dist');

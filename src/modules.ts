@@ -2,6 +2,7 @@ import { mcpRoutes } from './agents/index.js';
 import { allocationJobs } from './allocation/index.js';
 import { catalogueRoutes } from './catalogue/index.js';
 import { checkoutPageRoutes, checkoutRoutes } from './checkout/index.js';
+import { dashboardRoutes } from './dashboard/index.js';
 import { issuanceJobs, issuancesRoutes } from './issuances/index.js';
 import { keysRoutes } from './keys/index.js';
 import { merchantsRoutes } from './merchants/index.js';
@@ -47,4 +48,5 @@ export const modules: readonly IvoryModule[] = [
   { name: 'payments', routes: paymentsRoutes },
   { name: 'checkout', routes: checkoutRoutes, rootRoutes: checkoutPageRoutes },
   { name: 'agents', routes: mcpRoutes },
+  { name: 'dashboard', rootRoutes: dashboardRoutes },
 ];

@@ -15,8 +15,8 @@ export interface InviteDeps {
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly brand: string;
-  /** Where the accept call is made: `{publicUrl}/api/v1`. */
-  readonly apiUrl: string;
+  /** Where a person accepts in a browser: the dashboard's invitation screen is `{dashboardUrl}/invites/{id}` (issue 25). */
+  readonly dashboardUrl: string;
 }
 
 export interface InviteInput {
@@ -75,7 +75,7 @@ export async function inviteMember(trx: Tx, deps: InviteDeps, principal: Princip
 }
 
 function invitationMessage(
-  deps: Pick<InviteDeps, 'brand' | 'apiUrl'>,
+  deps: Pick<InviteDeps, 'brand' | 'dashboardUrl'>,
   invitation: { to: string; invitationId: string; merchantName: string; shopName: string | null; role: Role; expiresAt: Date },
 ): MailMessage {
   const scope = invitation.shopName === null ? `${invitation.merchantName}` : `the shop ${invitation.shopName} of ${invitation.merchantName}`;
@@ -85,8 +85,8 @@ function invitationMessage(
     text: [
       `You are invited to join ${scope} on ${deps.brand} as ${invitation.role}.`,
       '',
-      `Sign in to ${deps.brand} with this e-mail address (${invitation.to}), then accept the invitation:`,
-      `${deps.apiUrl}/invites/${invitation.invitationId}/accept`,
+      `Open this page, sign in to ${deps.brand} with this e-mail address (${invitation.to}) and accept the invitation:`,
+      `${deps.dashboardUrl}/invites/${invitation.invitationId}`,
       '',
       `Invitation id: ${invitation.invitationId}. It can be accepted once, until ${invitation.expiresAt.toISOString()}.`,
       'If you did not expect it, ignore this message.',

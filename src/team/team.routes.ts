@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
+import { DASHBOARD_PATH } from '../dashboard/index.js';
 import { replyIdempotentChange } from '../platform/http/idempotency.js';
 import { SESSION_FRESH_MFA, SESSION_ONLY, principalOf } from '../platform/http/principal.js';
-import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
+import type { IvoryServer } from '../platform/http/server.js';
 import { acceptInvitation } from './accept-invitation.js';
 import { inviteMember } from './invite-member.js';
 import { listTeam, removeGrant, revokeInvitation } from './manage-team.js';
@@ -29,7 +30,7 @@ const InviteBody = Type.Object(
  */
 export async function teamRoutes(api: IvoryServer, context: AppContext): Promise<void> {
   const { db, clock, secrets } = context;
-  const inviteDeps = { clock, secrets, brand: context.config.brand, apiUrl: `${context.config.publicUrl}${API_PREFIX}` };
+  const inviteDeps = { clock, secrets, brand: context.config.brand, dashboardUrl: `${context.config.publicUrl}${DASHBOARD_PATH}` };
 
   api.post(
     '/merchants/:merchant_id/invites',

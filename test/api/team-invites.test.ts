@@ -71,7 +71,7 @@ function expectError(response: LightMyRequestResponse, status: number, code: str
 async function receivedInvitation(address: string): Promise<string> {
   await app.jobs.drain();
   const message = catcher.messages.filter((mail) => mail.to.includes(address)).at(-1);
-  const id = message === undefined ? undefined : /\/api\/v1\/invites\/([0-9a-f-]{36})\/accept/.exec(message.raw.replace(/=\r?\n/g, ''))?.[1];
+  const id = message === undefined ? undefined : /\/dashboard\/invites\/([0-9a-f-]{36})\s/.exec(message.raw.replace(/=\r?\n/g, ''))?.[1];
   if (id === undefined) throw new Error(`no invitation arrived for ${address}`);
   return id;
 }

@@ -1,0 +1,187 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { launchChromium, openPage, type WatchedPage } from '../support/browser.js';
+import { navigate } from '../support/dashboard.js';
+import { createOwnerWithShop } from '../support/factories.js';
+import { freePort } from '../support/local-server.js';
+import { BASE, BASE_USDC, createDeposit, createInvoice, usdc } from '../api/issuances-helpers.js';
+import { registerEndpoint } from '../api/webhooks-helpers.js';
+
+// Issue 25, Invoices and Developers beyond the first-day journey: the list's filters and
+// pages, a partial payment and its reversal, cancelling, pausing a deposit, a key disabled and
+// revoked, a delivery replayed, the CSV export. Invoices are made through the API with the
+// shop's key; the owner works in the browser with a cookie session.
+
+let app: TestApp;
+let origin: string;
+let browser: Browser;
+let watched: WatchedPage;
+let owner: Awaited<ReturnType<typeof createOwnerWithShop>>;
+const LIVE = { timeout: 20_000 };
+
+beforeAll(async () => {
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  app = await createTestApp({ PUBLIC_URL: origin });
+  await app.server.listen({ host: '127.0.0.1', port });
+  browser = await launchChromium();
+  owner = await createOwnerWithShop(app.context.db);
+  watched = await openPage(browser, origin, { viewport: { width: 1280, height: 900 } });
+  await watched.context.addCookies([{ name: 'ivory_session', value: owner.session.token, url: origin }]);
+  // Confirmations are the person saying yes.
+  watched.page.on('dialog', (dialog) => void dialog.accept());
+});
+afterAll(async () => {
+  await watched?.context.close();
+  await browser?.close();
+  await app?.close();
+});
+
+/** Through the API by the owner's bearer session (the key is revoked in the last test). */
+async function invoice(amount: number, externalId: string): Promise<string> {
+  const response = await createInvoice(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC, amount: usdc(amount), external_id: externalId });
+  expect(response.statusCode, response.body).toBe(202);
+  return response.json<{ id: string }>().id;
+}
+
+const status = (page: Page) => page.locator('#invoice-status').innerText();
+const rows = (page: Page, table: string) => page.locator(`#${table} tbody tr`).count();
+
+describe('invoices and developers in Chromium (issue 25)', () => {
+  it('lists 20 a page with a next page, and filters by external id and status', async () => {
+    for (let index = 1; index <= 24; index += 1) await invoice(index, `order-${index}`);
+    await app.jobs.drain();
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/invoices`);
+    await expect.poll(() => rows(page, 'invoices-table'), LIVE).toBe(20);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => rows(page, 'invoices-table')).toBe(24);
+    expect(await page.getByRole('button', { name: 'Next page' }).isVisible()).toBe(false);
+
+    await page.getByText('Apply filters', { exact: true }).first().click();
+    await page.locator('form#filters').getByLabel('External id (order number)').fill('order-7');
+    await page.locator('form#filters').getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/external_id=order-7/);
+    await expect.poll(() => page.locator('#invoices-table tbody').innerText(), LIVE).toContain('7 USDC');
+    expect(await rows(page, 'invoices-table')).toBe(1);
+    expect(await page.locator('form#filters').getByLabel('External id (order number)').inputValue()).toBe('order-7');
+
+    await page.goto(`${origin}/dashboard/invoices?status=settled`);
+    await expect.poll(() => page.locator('[data-empty-for="invoices-table"]').isVisible(), LIVE).toBe(true);
+  });
+
+  it('a partial payment, its reversal, then cancelling the invoice', async () => {
+    const id = await invoice(30, 'partial-1');
+    await app.jobs.drain();
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/invoices/${id}?shop=${owner.shop.id}`);
+    await expect.poll(() => status(page), LIVE).toBe('Open');
+    await page.getByLabel('Amount to simulate').fill('10');
+    await page.getByRole('button', { name: 'Simulate payment' }).click();
+    await expect.poll(() => page.locator('#invoice-facts').innerText(), LIVE).toMatch(/Received\s+10 USDC/);
+    expect(await status(page)).toBe('Open');
+    await page.getByRole('button', { name: 'Simulate reversal' }).click();
+    await expect.poll(() => page.locator('#invoice-facts').innerText(), LIVE).toMatch(/Received\s+0 USDC/);
+    await page.getByRole('button', { name: 'Cancel invoice' }).click();
+    await expect.poll(() => status(page), LIVE).toBe('Cancelled');
+    expect(await page.getByRole('button', { name: 'Cancel invoice' }).isVisible()).toBe(false);
+  });
+
+  it('shows times in the person’s time zone', async () => {
+    const id = await invoice(3, 'tokyo');
+    const tokyo = await openPage(browser, origin, { timezoneId: 'Asia/Tokyo', locale: 'en-US' });
+    await tokyo.context.addCookies([{ name: 'ivory_session', value: owner.session.token, url: origin }]);
+    try {
+      await tokyo.page.goto(`${origin}/dashboard/invoices/${id}?shop=${owner.shop.id}`);
+      const created = tokyo.page.locator('#invoice-facts time').last();
+      await created.waitFor(LIVE);
+      const iso = (await created.getAttribute('datetime')) ?? '';
+      const expected = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Tokyo' }).format(new Date(iso));
+      const spaces = (text: string) => text.replace(/\s/g, ' ');
+      expect(spaces(await created.innerText())).toBe(spaces(expected));
+    } finally {
+      await tokyo.context.close();
+    }
+  });
+
+  it('pauses and enables a deposit', async () => {
+    const created = await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC });
+    const id = created.json<{ id: string }>().id;
+    await app.jobs.drain();
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/invoices/${id}?shop=${owner.shop.id}`);
+    await page.getByRole('button', { name: 'Pause deposit' }).click();
+    await page.getByRole('button', { name: 'Enable deposit' }).waitFor(LIVE);
+    await page.getByRole('button', { name: 'Enable deposit' }).click();
+    await page.getByRole('button', { name: 'Pause deposit' }).waitFor(LIVE);
+  });
+
+  it('creates a deposit from the screen: no amount, no expiry', async () => {
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/invoices`);
+    await page.getByText('Create an invoice').click();
+    const form = page.locator('form#invoice');
+    await form.getByLabel('Kind').selectOption('deposit');
+    expect(await form.getByLabel('Amount', { exact: true }).isVisible()).toBe(false);
+    expect(await form.getByLabel('Expires in').isVisible()).toBe(false);
+    await form.getByLabel('Token and network').selectOption(`${BASE}|${BASE_USDC}`);
+    await form.getByLabel('External id (order number)').fill('wallet-top-up');
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.waitForURL(/\/dashboard\/invoices\/[0-9a-f-]{36}\?shop=/);
+    await expect.poll(() => page.locator('#invoice-facts').innerText()).toContain('Deposit');
+    await page.getByRole('button', { name: 'Pause deposit' }).waitFor(LIVE);
+  });
+
+  it('creating an invoice below what the API accepts shows its refusal next to the amount', async () => {
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/invoices`);
+    await page.getByText('Create an invoice').click();
+    const form = page.locator('form#invoice');
+    await form.getByLabel('Token and network').selectOption(`${BASE}|${BASE_USDC}`);
+    await form.getByLabel('Amount', { exact: true }).fill('20000');
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect.poll(() => page.locator('#invoice-amount-error').innerText()).toBe('A sandbox invoice is at most 10,000 tokens.');
+    expect(await form.getByLabel('Amount', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await form.getByLabel('Amount', { exact: true }).fill('1.2345678');
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect.poll(() => page.locator('#invoice-amount-error').innerText()).toBe('Enter an amount, for example 10.50.');
+  });
+
+  it('a key disabled, enabled and revoked; a delivery replayed; the CSV export', async () => {
+    const { page } = watched;
+    await navigate(page, 'API keys');
+    await expect.poll(() => page.locator('#keys-table tbody').innerText(), LIVE).toContain('Enabled');
+    await page.locator('#keys-table').getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => page.locator('#keys-table tbody').innerText(), LIVE).toContain('Disabled');
+    await page.locator('#keys-table').getByRole('button', { name: 'Enable' }).click();
+    await expect.poll(() => page.locator('#keys-table tbody').innerText(), LIVE).toContain('Enabled');
+    const keyForm = page.locator('form#key');
+    await keyForm.getByLabel('Name', { exact: true }).fill('Reporting');
+    await keyForm.getByLabel('write (create invoices, manage webhooks)').uncheck();
+    await keyForm.getByLabel('Allowed IPs or CIDR ranges (optional, comma-separated)').fill('10.0.0.0/8, 2001:db8::/32');
+    await keyForm.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.locator('#keys-table tbody').innerText(), LIVE).toContain('read · 10.0.0.0/8, 2001:db8::/32');
+    const keysBefore = await rows(page, 'keys-table');
+    await page.locator('#keys-table').getByRole('button', { name: /^Revoke/ }).first().click();
+    await expect.poll(() => rows(page, 'keys-table'), LIVE).toBe(keysBefore - 1);
+
+    await registerEndpoint(app, owner.session.token, owner.shop.id, 'https://hooks.example.com/ivory', ['invoice']);
+    await invoice(5, 'to-cancel');
+    const id = await invoice(6, 'cancelled-for-hook');
+    await app.request({ method: 'POST', url: `/api/v1/shops/${owner.shop.id}/invoices/${id}/cancel`, headers: { authorization: `Bearer ${owner.session.token}`, 'idempotency-key': `cancel-${id}` } });
+    await app.jobs.drain();
+    await navigate(page, 'Deliveries');
+    await expect.poll(() => page.locator('#deliveries-table tbody').innerText(), LIVE).toContain('invoice.cancelled');
+    expect(await page.locator('#deliveries-table tbody').innerText()).toMatch(/no answer/);
+    await page.locator('#deliveries-table summary').first().click();
+    expect(await page.locator('#deliveries-table ol li').first().innerText()).toMatch(/no answer.* · \d+ ms$/);
+    await page.locator('#deliveries-table').getByRole('button', { name: 'Replay' }).first().click();
+    await expect.poll(() => page.locator('#action-error').innerText()).toBe('');
+
+    await navigate(page, 'Payments');
+    const href = (await page.locator('#export-csv').getAttribute('href')) ?? '';
+    const csv = (await page.evaluate(`fetch(${JSON.stringify(href)}).then((r) => r.text())`)) as string;
+    expect(csv.split('\n')[0]).toContain('id');
+  });
+});
