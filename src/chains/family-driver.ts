@@ -4,6 +4,8 @@ import type { SecretBox } from '../platform/crypto.js';
 import type { Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import type { AccessParser } from './access-section.js';
+import type { AddressCodec } from './address-codec.js';
+import type { FamilyRules } from './family-rules.js';
 import type { ChainAdapter } from './chain-adapter.js';
 import type { ChainAccess, ChainFamily, ChainNetwork } from './chain-network.js';
 import type { SweepLedger, TransferLedger } from './ledger-ports.js';
@@ -51,11 +53,17 @@ export interface RunningFamily {
 /**
  * One blockchain family behind one interface (ARCHITECTURE "Chains"): code
  * outside `chains/` asks the driver registered for a network's family and
- * never switches on the family. (The address codec joins it when the
- * families' codecs land.)
+ * never switches on the family. The pure parts (codec, rules) are also
+ * reachable by family alone (`addressCodec`, `familyRules` in families.ts),
+ * for families that have no running driver yet: their recipients and
+ * catalogue entries are checked all the same.
  */
 export interface ChainFamilyDriver<Access extends ChainAccess = ChainAccess> {
   readonly family: Access['family'];
+  /** The family's addresses: parse, normalise, compare, display, links, payment URI. */
+  readonly codec: AddressCodec;
+  /** What generic code would otherwise ask with `if (family === …)`. */
+  readonly rules: FamilyRules;
   /** The family's catalogue access section, parsed and checked at start. */
   readonly access: AccessParser<Access>;
   /**

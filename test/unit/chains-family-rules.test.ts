@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressCodec, CHAIN_FAMILIES, familyRules, isChainFamily } from '../../src/chains/index.js';
+import { addressCodec, CHAIN_FAMILIES, familyDrivers, familyRules, isChainFamily } from '../../src/chains/index.js';
 import { ERROR_CODES } from '../../src/platform/errors.js';
 
 // Issue 21 item 1: what generic code used to decide with `if (family === …)` is a rule of the
@@ -47,5 +47,13 @@ describe('family rules', () => {
     expect(familyRules('solana').sandboxRefusal).toBe('solana_sandbox_unavailable');
     expect(CHAIN_FAMILIES.filter((family) => familyRules(family).listsWalletBridge)).toEqual(['solana']);
     expect(familyRules('solana')).toMatchObject({ recipientMissing: 'solana_setup_required', serviceWalletMissing: 'solana_bridge_unavailable' });
+  });
+
+  it('a running family\'s driver answers with the same codec and rules as its family (one source)', () => {
+    expect(familyDrivers.length).toBeGreaterThan(0);
+    for (const driver of familyDrivers) {
+      expect(driver.codec).toBe(addressCodec(driver.family));
+      expect(driver.rules).toBe(familyRules(driver.family));
+    }
   });
 });

@@ -4,6 +4,8 @@ import { parseDecimalAmount } from '../../money/index.js';
 import type { Job } from '../../platform/jobs.js';
 import type { AddressRequest, ChainAdapter, PayoutBroadcast, PayoutRequest } from '../chain-adapter.js';
 import type { ChainFamilyDriver, FamilyDriverDeps, LiveNetworkState } from '../family-driver.js';
+import { evmAddressCodec } from './evm-address-codec.js';
+import { evmFamilyRules } from './evm-family-rules.js';
 import { evmAccessParser, type EvmAccess } from './evm-access.js';
 import { readFactoryFeeWallet } from './contracts/index.js';
 import { createEvmChainAdapter, type EvmChainAdapter } from './evm-adapter.js';
@@ -30,6 +32,8 @@ export interface EvmChains {
 /** The EVM family: its catalogue access, and its networks started by `startEvmChains`. */
 export const evmDriver: ChainFamilyDriver<EvmAccess> = {
   family: 'evm',
+  codec: evmAddressCodec,
+  rules: evmFamilyRules,
   access: evmAccessParser,
   start: startEvmChains,
 };
