@@ -2118,6 +2118,8 @@ export interface components {
             disposition: string | null;
             /** @description The transaction; null for a payout not yet sent, and always for a sandbox payout. */
             tx_hash: string | null;
+            /** @description The transaction's page on the network's block explorer; null without a transaction, and always on a sandbox shop. */
+            explorer_url: string | null;
             fee: string | null;
             to_recipient: string | null;
             to_operator: string | null;

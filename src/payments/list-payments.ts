@@ -1,3 +1,5 @@
+import type { Catalogue } from '../catalogue/index.js';
+import { addressCodec } from '../chains/index.js';
 import { formatDecimal } from '../money/index.js';
 import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
@@ -24,6 +26,8 @@ export interface PaymentView {
   /** Transfers: credited, overpayment, late or duplicate (null until confirmed); payouts: null. */
   disposition: string | null;
   tx_hash: string | null;
+  /** The transaction's page on the network's block explorer; null without a transaction, and always on a sandbox shop. */
+  explorer_url: string | null;
   /** Payouts only, base units; null on transfers. */
   fee: string | null;
   to_recipient: string | null;
@@ -46,6 +50,7 @@ export const MAX_PAYMENTS_PAGE = 100;
  */
 export async function listPayments(
   executor: Executor,
+  catalogue: Catalogue,
   shopId: ShopId,
   query: { readonly limit?: string | undefined; readonly cursor?: string | undefined },
 ): Promise<PaymentPage> {
@@ -56,12 +61,12 @@ export async function listPayments(
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
-    data: page.map(paymentView),
+    data: page.map((record) => paymentView(record, catalogue)),
     next_cursor: rows.length > limit && last !== undefined ? encodeTimeKey(last) : null,
   };
 }
 
-export function paymentView(record: PaymentRecord): PaymentView {
+export function paymentView(record: PaymentRecord, catalogue: Catalogue): PaymentView {
   return {
     id: record.id,
     type: record.type,
@@ -76,6 +81,7 @@ export function paymentView(record: PaymentRecord): PaymentView {
     sandbox: record.sandbox,
     disposition: record.disposition,
     tx_hash: record.txHash,
+    explorer_url: explorerUrl(record, catalogue),
     fee: record.fee?.toString() ?? null,
     to_recipient: record.toRecipient?.toString() ?? null,
     to_operator: record.toOperator?.toString() ?? null,
@@ -92,3 +98,11 @@ function parseLimit(value: string | undefined): number {
   return Number(value);
 }
 
+
+/** Sandbox hashes are on no chain; a live one links to the explorer the catalogue names (http(s) only, checked at load). */
+function explorerUrl(record: PaymentRecord, catalogue: Catalogue): string | null {
+  if (record.sandbox || record.txHash === null) return null;
+  const network = catalogue.network(record.chainId);
+  if (network === undefined || network.explorerUrl === '') return null;
+  return addressCodec(network.family).explorerTxUrl(network.explorerUrl, record.txHash);
+}

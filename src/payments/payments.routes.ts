@@ -31,6 +31,7 @@ const PaymentSchema = Type.Object({
   sandbox: Type.Boolean({ description: 'True on a sandbox shop: a simulated transfer or payout; no money moved.' }),
   disposition: NullableString,
   tx_hash: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'The transaction; null for a payout not yet sent, and always for a sandbox payout.' }),
+  explorer_url: Type.Unsafe<string | null>({ type: ['string', 'null'], description: "The transaction's page on the network's block explorer; null without a transaction, and always on a sandbox shop." }),
   fee: NullableString,
   to_recipient: NullableString,
   to_operator: NullableString,
@@ -65,7 +66,7 @@ export async function paymentsRoutes(api: IvoryServer, context: AppContext): Pro
     { schema: { params: ShopParams, querystring: PaymentsQuery, response: { 200: PaymentPageSchema } }, config: { auth: SESSION_OR_READ_KEY } },
     async (request) => {
       const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
-      return listPayments(db, access.shopId, request.query);
+      return listPayments(db, catalogue, access.shopId, request.query);
     },
   );
 

@@ -119,6 +119,7 @@ describe('GET /shops/{shop_id}/payments', () => {
       sandbox: true,
       disposition: null,
       tx_hash: null,
+      explorer_url: null,
       fee: usdc(0.5),
       to_recipient: usdc(99.5),
       to_operator: usdc(0.5),
@@ -140,6 +141,8 @@ describe('GET /shops/{shop_id}/payments', () => {
       sandbox: true,
       disposition: 'credited',
       tx_hash: forty.tx_hash,
+      // A sandbox hash is on no chain.
+      explorer_url: null,
       fee: null,
       to_recipient: null,
       to_operator: null,
@@ -231,7 +234,10 @@ describe('GET /shops/{shop_id}/payments: sandbox payouts (issue 20, decision 002
     expect(closed.statusCode, closed.body).toBe(200);
 
     const { row, item } = await payoutItem(token, owner.shop.id, invoice.id);
-    expect(item).toMatchObject({ type: 'payout', status: 'simulated', sandbox: true, tx_hash: null, amount: usdc(100), to_recipient: usdc(99.5) });
+    expect(item).toMatchObject({ type: 'payout', status: 'simulated', sandbox: true, tx_hash: null, explorer_url: null, amount: usdc(100), to_recipient: usdc(99.5) });
+    // A sandbox transfer's hash is on no chain: no explorer link.
+    const listed = (await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/payments`, headers: authed(token) })).json().data as { type: string; tx_hash: string | null; explorer_url: string | null }[];
+    expect(listed.filter((row) => row.type === 'transfer').every((row) => row.tx_hash !== null && row.explorer_url === null)).toBe(true);
     // The queue row itself is unchanged: nothing was sent and no payout event was invented (SPEC "Sandbox").
     expect(row).toMatchObject({ status: 'scheduled', tx_hash: null, sent_at: null, confirmed_at: null });
     const events = await app.context.db.selectFrom('events').select('type').where('issuance_id', '=', invoice.id).execute();
@@ -278,7 +284,11 @@ describe('GET /shops/{shop_id}/payments: a live shop', () => {
       const response = await live.request({ method: 'GET', url: `/api/v1/shops/${invoice.shopId}/payments`, headers: authed(invoice.token) });
       const data = response.json().data as Item[];
       expect(data.find((item) => item.type === 'payout')).toMatchObject({ status: 'scheduled', sandbox: false, tx_hash: null });
-      expect(data.find((item) => item.type === 'transfer')).toMatchObject({ status: 'confirmed', sandbox: false });
+      const transfer = data.find((item) => item.type === 'transfer') as Item & { tx_hash: string; explorer_url: string | null };
+      expect(transfer).toMatchObject({ status: 'confirmed', sandbox: false });
+      // A live transaction links to the catalogue's explorer for the network (Base: basescan).
+      expect(transfer.explorer_url).toBe(`https://basescan.org/tx/${transfer.tx_hash}`);
+      expect(data.find((item) => item.type === 'payout')).toMatchObject({ explorer_url: null });
     } finally {
       await live.close();
     }

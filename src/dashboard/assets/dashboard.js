@@ -480,8 +480,14 @@
     toggle.textContent = item.disabled_at ? toggle.dataset.enable : toggle.dataset.pause;
     $('[data-sandbox-only]').hidden = !state.shop.sandbox;
   }
+  // A live transaction links to its explorer page (the API builds the link from the catalogue); a sandbox hash is on no chain.
+  function txCell(payment) {
+    if (!payment.tx_hash) return '—';
+    if (!payment.explorer_url) return mono(payment.tx_hash);
+    return el('a', { href: payment.explorer_url, target: '_blank', rel: 'noopener noreferrer', class: 'mono', text: payment.tx_hash });
+  }
   function paymentRow(payment) {
-    return [timeEl(payment.created_at), payment.type, amountText(payment.amount, payment.chain_id, payment.token, payment.token_decimals), el('span', { class: 'status ' + payment.status, text: payment.status }), payment.tx_hash ? mono(payment.tx_hash) : '—'];
+    return [timeEl(payment.created_at), payment.type, amountText(payment.amount, payment.chain_id, payment.token, payment.token_decimals), el('span', { class: 'status ' + payment.status, text: payment.status }), txCell(payment)];
   }
   function deliveryCounts(event) {
     return Object.keys(event.deliveries).filter(function (status) { return event.deliveries[status] > 0; }).map(function (status) { return status + ': ' + event.deliveries[status]; }).join(', ') || '—';
