@@ -86,12 +86,13 @@ function parseLimit(value: string | undefined): number {
 }
 
 function encodeKey(record: UnmatchedTransferRecord): string {
-  return encodeCursor([record.observedAt.toISOString(), String(record.chainId), record.txHash, String(record.logIndex)]);
+  return encodeCursor([record.observedAt.toISOString(), String(record.chainId), String(record.blockNumber), record.txHash, String(record.logIndex)]);
 }
 
 function decodeKey(cursor: string): UnmatchedKey {
-  const [observedAt, chainId, txHash, logIndex] = decodeCursor(cursor, 4);
+  const [observedAt, chainId, blockNumber, txHash, logIndex] = decodeCursor(cursor, 5);
   const at = new Date(observedAt ?? '');
-  if (Number.isNaN(at.getTime()) || !/^\d+$/.test(chainId ?? '') || !/^\d+$/.test(logIndex ?? '') || txHash === undefined) throw invalidCursor();
-  return { observedAt: at, chainId: Number(chainId), txHash, logIndex: Number(logIndex) };
+  const whole = (text: string | undefined) => /^\d{1,19}$/.test(text ?? '');
+  if (Number.isNaN(at.getTime()) || !whole(chainId) || !whole(blockNumber) || !whole(logIndex) || txHash === undefined) throw invalidCursor();
+  return { observedAt: at, chainId: Number(chainId), blockNumber: BigInt(blockNumber ?? '0'), txHash, logIndex: Number(logIndex) };
 }

@@ -26,10 +26,15 @@ export interface UnmatchedTransferRecord {
   readonly observedAt: Date;
 }
 
-/** A keyset position, newest first: the (observed_at, chain_id, tx_hash, log_index) of the last row read. */
+/**
+ * A keyset position, newest first: the (observed_at, chain_id, block_number,
+ * tx_hash, log_index) of the last row read. Transfers seen in one pass share
+ * `observed_at`; within a network the block orders them as the chain did.
+ */
 export interface UnmatchedKey {
   readonly observedAt: Date;
   readonly chainId: number;
+  readonly blockNumber: bigint;
   readonly txHash: string;
   readonly logIndex: number;
 }
@@ -63,12 +68,17 @@ export async function listUnmatchedTransfers(
   const after = page.after;
   if (after !== undefined) {
     query = query.where((eb) =>
-      eb(eb.refTuple('t.observed_at', 't.chain_id', 't.tx_id', 't.position'), '<', eb.tuple(after.observedAt, String(after.chainId), after.txHash, after.logIndex)),
+      eb(
+        eb.refTuple('t.observed_at', 't.chain_id', 't.block_number', 't.tx_id', 't.position'),
+        '<',
+        eb.tuple(after.observedAt, String(after.chainId), String(after.blockNumber), after.txHash, after.logIndex),
+      ),
     );
   }
   const rows = await query
     .orderBy('t.observed_at', 'desc')
     .orderBy('t.chain_id', 'desc')
+    .orderBy('t.block_number', 'desc')
     .orderBy('t.tx_id', 'desc')
     .orderBy('t.position', 'desc')
     .limit(page.limit)

@@ -21,3 +21,4 @@ export { missingSteps, tellLedger, type TellLedgerDeps } from './tell-ledger.js'
 export { instructionPosition, type AddressSignatureSource, type BlockRangeSource, type SourceRange, type TransferSource } from './transfer-source.js';
 export { advanceRescan, findRescan, listRescans, type Rescan } from './rescan.repository.js';
 export { requestRescan } from './request-rescan.js';
+export { BlockRangeScan, type BlockRangeScanDeps } from './block-range-scan.js';
