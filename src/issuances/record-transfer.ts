@@ -49,27 +49,7 @@ export async function recordTransfer(trx: Tx, deps: LedgerDeps, incoming: Incomi
   const issuance = await lockIssuance(trx, unlocked.id);
   if (issuance === undefined) return { outcome: 'unknown' };
 
-  const fresh: Transfer = {
-    id: newId<TransferId>(),
-    issuanceId: issuance.id,
-    shopId: issuance.shopId,
-    sandbox: issuance.sandbox,
-    chainId: incoming.chainId,
-    token: issuance.token,
-    txHash: incoming.txHash,
-    logIndex: incoming.logIndex,
-    fromAddress: incoming.fromAddress,
-    toAddress: incoming.toAddress,
-    amount: incoming.amount,
-    status: 'observed',
-    disposition: null,
-    payoutId: null,
-    confirmedEventId: null,
-    observedAt: now,
-    confirmedAt: null,
-    revertedAt: null,
-    createdAt: now,
-  };
+  const fresh = freshTransfer(issuance, incoming, now);
   const inserted = incoming.status !== 'reverted' && (await insertTransferOnce(trx, fresh));
   const stored = inserted ? fresh : await lockTransferByKey(trx, incoming.chainId, incoming.txHash, incoming.logIndex);
   if (stored === undefined) return { outcome: 'unknown' };
@@ -138,5 +118,30 @@ async function apply(
     disposition: transfer.disposition,
     eventIds: applied.eventIds,
     issuance: applied.issuance,
+  };
+}
+
+/** The row a transfer first seen for `issuance` starts as (observed), in either ledger entry. */
+export function freshTransfer(issuance: Issuance, incoming: IncomingTransfer, now: Date): Transfer {
+  return {
+    id: newId<TransferId>(),
+    issuanceId: issuance.id,
+    shopId: issuance.shopId,
+    sandbox: issuance.sandbox,
+    chainId: incoming.chainId,
+    token: issuance.token,
+    txHash: incoming.txHash,
+    logIndex: incoming.logIndex,
+    fromAddress: incoming.fromAddress,
+    toAddress: incoming.toAddress,
+    amount: incoming.amount,
+    status: 'observed',
+    disposition: null,
+    payoutId: null,
+    confirmedEventId: null,
+    observedAt: now,
+    confirmedAt: null,
+    revertedAt: null,
+    createdAt: now,
   };
 }

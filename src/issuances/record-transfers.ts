@@ -1,11 +1,10 @@
-import { newId } from '../platform/crypto.js';
-import { asId, asNullableId, type IssuanceId, type PayoutId, type TransferId } from '../platform/ids.js';
+import { asId, asNullableId, type IssuanceId, type PayoutId } from '../platform/ids.js';
 import type { Tx } from '../platform/database/database.js';
 import { creditInMemory, type BatchIssuance, type BatchRows, type EventToWrite } from './credit-in-memory.js';
 import type { Issuance, Transfer } from './issuance.js';
 import { findIssuancesByIds, lockIssuances, updateIssuanceBalances } from './issuances.repository.js';
 import type { LedgerDeps } from './payout-port.js';
-import { recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
+import { freshTransfer, recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
 import { appendEvents } from '../events/index.js';
 import { attachUnsweptTransfersMany, insertTransfers, lockTransfersByKeys, transferKey, updateTransfers } from './transfers.repository.js';
 import { transferEventData } from './event-data.js';
@@ -162,28 +161,4 @@ async function recordInSets(
       issuance: entry.issuance,
     };
   }
-}
-
-function freshTransfer(issuance: Issuance, incoming: IncomingTransfer, now: Date): Transfer {
-  return {
-    id: newId<TransferId>(),
-    issuanceId: issuance.id,
-    shopId: issuance.shopId,
-    sandbox: issuance.sandbox,
-    chainId: incoming.chainId,
-    token: issuance.token,
-    txHash: incoming.txHash,
-    logIndex: incoming.logIndex,
-    fromAddress: incoming.fromAddress,
-    toAddress: incoming.toAddress,
-    amount: incoming.amount,
-    status: 'observed',
-    disposition: null,
-    payoutId: null,
-    confirmedEventId: null,
-    observedAt: now,
-    confirmedAt: null,
-    revertedAt: null,
-    createdAt: now,
-  };
 }
