@@ -39,11 +39,12 @@ export interface EvmRpc {
   /** Null when the transaction is not in the canonical chain. */
   transferReceipt(txHash: string): Promise<TransferReceipt | null>;
   /**
-   * Several endpoints only (`failover-rpc.ts`): before a rewind, whether another
-   * endpoint still has the stored `hash` at `number` — then the answering one is
-   * on its own fork, and this throws to abandon the pass without rewinding.
+   * Several endpoints only (`failover-rpc.ts`): asked before a rewind. When
+   * another endpoint still has the stored `hash` at `number`, the answering one
+   * is on its own fork: it is distrusted and this throws, abandoning the pass
+   * without rewinding. Resolves when no other endpoint disputes the reorg.
    */
-  disputesReorg?(number: bigint, hash: string): Promise<boolean>;
+  confirmReorg?(number: bigint, hash: string): Promise<void>;
 }
 
 interface RawLog {

@@ -11,7 +11,7 @@ import { createEvmRpc, isRangeLimitError, type EvmRpc, type EvmRpcOptions } from
  * - its head is below one another endpoint already answered, by more than a
  *   couple of blocks (a lagging or restarted node, a stale backend);
  * - its hash of a stored block disagrees with another endpoint's that agrees
- *   with what the watcher stored (`disputesReorg`): it is on its own fork, and
+ *   with what the watcher stored (`confirmReorg`): it is on its own fork, and
  *   is never believed into rewinding.
  * When every endpoint is distrusted, the one distrusted longest ago is asked
  * anyway: the watcher's own rules (wait for a head below the cursor, rewind
@@ -45,10 +45,11 @@ interface Endpoint {
 export interface FailoverEvmRpc extends EvmRpc {
   /**
    * Asked before a rewind: `hash` is what the watcher stored at `number` and
-   * the current endpoint now disagrees. True when another endpoint still has
-   * `hash` there: the current one is distrusted and the pass must not rewind.
+   * the current endpoint now disagrees. When another endpoint still has `hash`
+   * there, the current one is distrusted and this throws (`EndpointSwitched`):
+   * the pass must not rewind.
    */
-  disputesReorg(number: bigint, hash: string): Promise<boolean>;
+  confirmReorg(number: bigint, hash: string): Promise<void>;
   /** The endpoint answering now (for logs and status). */
   currentUrl(): string;
 }
@@ -105,13 +106,12 @@ export function createFailoverEvmRpc(urls: readonly string[], options: FailoverO
     blockHash: (number) => onCurrent((rpc) => rpc.blockHash(number)),
     transferLogs: (tokens, from, to) => onCurrent((rpc) => rpc.transferLogs(tokens, from, to)),
     transferReceipt: (txHash) => onCurrent((rpc) => rpc.transferReceipt(txHash)),
-    async disputesReorg(number, hash) {
+    async confirmReorg(number, hash) {
       for (const [index, endpoint] of endpoints.entries()) {
         if (index === current || endpoint.distrustedUntil > now()) continue;
         const theirs = await endpoint.rpc.blockHash(number).catch(() => null);
         if (theirs === hash) distrust(`disagrees on block ${number} with ${endpoint.url}, which still has the stored hash`);
       }
-      return false;
     },
     currentUrl: () => (endpoints[current] as Endpoint).url,
   };

@@ -35,7 +35,7 @@ export async function findReorgAncestor(deps: ReorgDeps, lastScanned: bigint): P
   if (current === null) throw new Error(`the node has no block ${lastScanned} below its head`);
   if (current === stored) return null;
   // Another endpoint that still has the stored block outvotes this one: no rewind on its word.
-  if (await deps.rpc.disputesReorg?.(lastScanned, stored)) return null;
+  await deps.rpc.confirmReorg?.(lastScanned, stored);
   for (const { blockNumber, blockHash } of await listBlockHashes(deps.db, deps.chainId, lastScanned - 1n)) {
     if (blockNumber < lastScanned - BigInt(deps.window)) break;
     if ((await deps.rpc.blockHash(blockNumber)) === blockHash) return blockNumber;
