@@ -11,6 +11,11 @@
 // endings, so a CRLF checkout compiles to the same bytes), which is what
 // test/chain/contracts-artifacts.test.ts checks.
 //
+// The TVM build (Tron, issue 23) compiles contracts/src again with the files of contracts/tvm in
+// place of their namesakes (the CREATE2 prefix 0x41, a transfer that trusts balances instead of
+// return values) for evmVersion "istanbul", and writes contracts/artifacts/tvm/<Name>.json and
+// src/chains/tron/contracts/artifacts.json; its ABIs equal the EVM build's (decision 0032).
+//
 // evmVersion "paris": no PUSH0 (Shanghai) or MCOPY/transient storage (Cancun), so the bytecode
 // runs on every EVM chain Ivory may be pointed at, including L2s and sidechains that lag
 // behind mainnet forks; anvil's default (later) hardfork runs it unchanged.
@@ -26,6 +31,9 @@ const SOURCE_DIRS = ['contracts/src', 'contracts/test'];
 export const ARTIFACTS_DIR = 'contracts/artifacts';
 export const ARTIFACTS_JSON = 'src/chains/evm/contracts/artifacts.json';
 export const ABIS_TS = 'src/chains/evm/contracts/abis.ts';
+export const TVM_ARTIFACTS_DIR = 'contracts/artifacts/tvm';
+export const TVM_ARTIFACTS_JSON = 'src/chains/tron/contracts/artifacts.json';
+const TVM_OVERRIDES_DIR = 'contracts/tvm';
 
 /**
  * ABI items that every contract of a group carries identically (inherited from
@@ -34,9 +42,9 @@ export const ABIS_TS = 'src/chains/evm/contracts/abis.ts';
  */
 const SHARED_ABIS = {
   forwarderFactoryBaseAbi: ['DepositForwarderFactory', 'InvoiceForwarderFactory'],
-  testTokenBaseAbi: ['FalseReturnToken', 'FeeOnTransferToken', 'NoReturnToken', 'ReentrantToken', 'TestStablecoin'],
+  testTokenBaseAbi: ['FalseOnSuccessToken', 'FalseReturnToken', 'FeeOnTransferToken', 'NoReturnToken', 'ReentrantToken', 'TestStablecoin'],
   // NoReturnToken's transfer and transferFrom return nothing; the others return a bool.
-  testTokenTransferAbi: ['FalseReturnToken', 'FeeOnTransferToken', 'ReentrantToken', 'TestStablecoin'],
+  testTokenTransferAbi: ['FalseOnSuccessToken', 'FalseReturnToken', 'FeeOnTransferToken', 'ReentrantToken', 'TestStablecoin'],
 };
 
 export const SETTINGS = {
@@ -44,9 +52,19 @@ export const SETTINGS = {
   evmVersion: 'paris',
 };
 
-function readSources(root) {
+/**
+ * The TVM's opcodes as of the allowTvmIstanbul proposal (CREATE2 with the deployer's own
+ * address, CHAINID, SELFBALANCE); later forks' opcodes (PUSH0, MCOPY, transient storage) exist
+ * only behind newer proposals that a Tron network may not have passed (decision 0032).
+ */
+export const TVM_SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: 'istanbul',
+};
+
+function readSources(root, dirs = SOURCE_DIRS) {
   const sources = {};
-  for (const dir of SOURCE_DIRS) {
+  for (const dir of dirs) {
     const names = fs.readdirSync(path.join(root, dir)).filter((name) => name.endsWith('.sol')).sort();
     for (const name of names) {
       const content = fs.readFileSync(path.join(root, dir, name), 'utf8').replace(/\r\n/g, '\n');
@@ -77,11 +95,47 @@ function camel(name) {
  */
 export function compileContracts(root = ROOT) {
   const sources = readSources(root);
+  const { version, artifacts } = compileSources(sources, SETTINGS);
+  const names = artifacts.map((artifact) => artifact.contractName);
+  if (new Set(names).size !== names.length) throw new Error(`duplicate contract names: ${names.join(', ')}`);
+
+  const files = artifacts.map((artifact) => ({
+    path: `${ARTIFACTS_DIR}/${artifact.contractName}.json`,
+    content: `${JSON.stringify(artifact, null, 2)}\n`,
+  }));
+  files.push({ path: ARTIFACTS_JSON, content: runtimeArtifacts(artifacts, version, SETTINGS) });
+  files.push({ path: ABIS_TS, content: typedAbis(artifacts, version) });
+
+  const tvm = compileTvm(root);
+  files.push(
+    ...tvm.artifacts.map((artifact) => ({ path: `${TVM_ARTIFACTS_DIR}/${artifact.contractName}.json`, content: `${JSON.stringify(artifact, null, 2)}\n` })),
+    { path: TVM_ARTIFACTS_JSON, content: runtimeArtifacts(tvm.artifacts, version, TVM_SETTINGS) },
+  );
+  return { version, artifacts, tvmArtifacts: tvm.artifacts, files };
+}
+
+/**
+ * contracts/src for the TVM: a file of contracts/tvm takes the place of the source of the same
+ * name, under the same source name, so that imports resolve to it unchanged.
+ */
+function compileTvm(root) {
+  const sources = readSources(root, ['contracts/src']);
+  const overrides = readSources(root, [TVM_OVERRIDES_DIR]);
+  for (const [name, source] of Object.entries(overrides)) {
+    const replaced = `contracts/src/${path.basename(name)}`;
+    if (sources[replaced] === undefined) throw new Error(`${name} overrides no file of contracts/src`);
+    sources[replaced] = source;
+  }
+  return compileSources(sources, TVM_SETTINGS);
+}
+
+/** Deployable contracts of `sources` compiled with `settings`, sorted by name. */
+function compileSources(sources, settings) {
   const input = {
     language: 'Solidity',
     sources,
     settings: {
-      ...SETTINGS,
+      ...settings,
       outputSelection: {
         '*': { '': ['ast'], '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'metadata'] },
       },
@@ -107,7 +161,7 @@ export function compileContracts(root = ROOT) {
       artifacts.push({
         contractName,
         sourceName,
-        compiler: { version, settings: SETTINGS },
+        compiler: { version, settings },
         sources: usedSources,
         abi: compiled.abi,
         bytecode: `0x${compiled.evm.bytecode.object}`,
@@ -116,23 +170,14 @@ export function compileContracts(root = ROOT) {
     }
   }
   artifacts.sort((a, b) => (a.contractName < b.contractName ? -1 : 1));
-  const names = artifacts.map((artifact) => artifact.contractName);
-  if (new Set(names).size !== names.length) throw new Error(`duplicate contract names: ${names.join(', ')}`);
-
-  const files = artifacts.map((artifact) => ({
-    path: `${ARTIFACTS_DIR}/${artifact.contractName}.json`,
-    content: `${JSON.stringify(artifact, null, 2)}\n`,
-  }));
-  files.push({ path: ARTIFACTS_JSON, content: runtimeArtifacts(artifacts, version) });
-  files.push({ path: ABIS_TS, content: typedAbis(artifacts, version) });
-  return { version, artifacts, files };
+  return { version, artifacts };
 }
 
-function runtimeArtifacts(artifacts, version) {
+function runtimeArtifacts(artifacts, version, settings) {
   const contracts = Object.fromEntries(
     artifacts.map((artifact) => [artifact.contractName, { bytecode: artifact.bytecode }]),
   );
-  const data = { generatedBy: 'scripts/compile-contracts.mjs', compiler: { version, settings: SETTINGS }, contracts };
+  const data = { generatedBy: 'scripts/compile-contracts.mjs', compiler: { version, settings }, contracts };
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
@@ -180,10 +225,12 @@ function typedAbis(artifacts, version) {
 export function writeArtifacts(root = ROOT) {
   const { files } = compileContracts(root);
   const wanted = new Set(files.map((file) => file.path));
-  fs.mkdirSync(path.join(root, ARTIFACTS_DIR), { recursive: true });
-  for (const name of fs.readdirSync(path.join(root, ARTIFACTS_DIR))) {
-    const relative = `${ARTIFACTS_DIR}/${name}`;
-    if (name.endsWith('.json') && !wanted.has(relative)) fs.rmSync(path.join(root, relative));
+  for (const dir of [ARTIFACTS_DIR, TVM_ARTIFACTS_DIR]) {
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    for (const name of fs.readdirSync(path.join(root, dir))) {
+      const relative = `${dir}/${name}`;
+      if (name.endsWith('.json') && !wanted.has(relative)) fs.rmSync(path.join(root, relative));
+    }
   }
   for (const file of files) {
     fs.mkdirSync(path.dirname(path.join(root, file.path)), { recursive: true });

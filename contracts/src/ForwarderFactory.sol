@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity 0.8.30;
 
+import {CREATE2_PREFIX} from "./Create2Prefix.sol";
 import {ForwarderImplementation} from "./ForwarderImplementation.sol";
 import {IERC20} from "./IERC20.sol";
 import {Ownable} from "./Ownable.sol";
@@ -167,7 +168,7 @@ abstract contract ForwarderFactory is Ownable, ReentrancyGuard {
     }
 
     function _predict(bytes32 salt) private view returns (address) {
-        return address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), salt, forwarderCodeHash)))));
+        return address(uint160(uint256(keccak256(abi.encodePacked(CREATE2_PREFIX, address(this), salt, forwarderCodeHash)))));
     }
 
     /// @dev floor(x * bps / 10000) without overflowing for any x (split x = q * 10000 + r);

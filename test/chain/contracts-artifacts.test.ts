@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ARTIFACTS_DIR, compileContracts } from '../../scripts/compile-contracts.mjs';
+import { ARTIFACTS_DIR, TVM_ARTIFACTS_DIR, compileContracts } from '../../scripts/compile-contracts.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,11 +28,27 @@ describe('committed contract artifacts', () => {
     const expected = compiled.artifacts.map((artifact) => `${artifact.contractName}.json`).sort();
     const present = fs.readdirSync(path.join(ROOT, ARTIFACTS_DIR)).filter((name) => name.endsWith('.json')).sort();
     expect(present).toEqual(expected);
+    const tvmExpected = compiled.tvmArtifacts.map((artifact) => `${artifact.contractName}.json`).sort();
+    expect(fs.readdirSync(path.join(ROOT, TVM_ARTIFACTS_DIR)).filter((name) => name.endsWith('.json')).sort()).toEqual(tvmExpected);
+  });
+
+  // Issue 23 item 1: the TVM build is the same contracts with Tron's CREATE2 prefix and a
+  // balance-checked transfer, for an Istanbul-level TVM; its ABIs are the EVM build's.
+  it('the TVM build compiles the forwarder and both factories for istanbul, with the EVM build\'s ABIs', () => {
+    expect(compiled.tvmArtifacts.map((artifact) => artifact.contractName)).toEqual(['DepositForwarderFactory', 'ForwarderImplementation', 'InvoiceForwarderFactory']);
+    for (const tvm of compiled.tvmArtifacts) {
+      expect(tvm.compiler.settings.evmVersion).toBe('istanbul');
+      const evm = compiled.artifacts.find((artifact) => artifact.contractName === tvm.contractName);
+      expect(tvm.abi).toEqual(evm?.abi);
+      expect(tvm.bytecode).not.toBe(evm?.bytecode);
+      expect(Object.keys(tvm.sources)).toEqual(Object.keys(evm?.sources ?? {}));
+    }
   });
 
   it('compiles the forwarder, both factories and the test tokens', () => {
     expect(compiled.artifacts.map((artifact) => artifact.contractName)).toEqual([
       'DepositForwarderFactory',
+      'FalseOnSuccessToken',
       'FalseReturnToken',
       'FeeOnTransferToken',
       'ForwarderImplementation',

@@ -26,7 +26,7 @@ const forwarderFactoryBaseAbi = [
   {"inputs":[{"internalType":"address","name":"newOwner","type":"address"}],"name":"transferOwnership","outputs":[],"stateMutability":"nonpayable","type":"function"},
 ] as const;
 
-/** The ABI items shared by FalseReturnToken, FeeOnTransferToken, NoReturnToken, ReentrantToken, TestStablecoin. */
+/** The ABI items shared by FalseOnSuccessToken, FalseReturnToken, FeeOnTransferToken, NoReturnToken, ReentrantToken, TestStablecoin. */
 const testTokenBaseAbi = [
   {"inputs":[],"stateMutability":"nonpayable","type":"constructor"},
   {"inputs":[{"internalType":"address","name":"spender","type":"address"},{"internalType":"uint256","name":"allowance","type":"uint256"},{"internalType":"uint256","name":"needed","type":"uint256"}],"name":"InsufficientAllowance","type":"error"},
@@ -43,7 +43,7 @@ const testTokenBaseAbi = [
   {"inputs":[],"name":"totalSupply","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
 ] as const;
 
-/** The ABI items shared by FalseReturnToken, FeeOnTransferToken, ReentrantToken, TestStablecoin. */
+/** The ABI items shared by FalseOnSuccessToken, FalseReturnToken, FeeOnTransferToken, ReentrantToken, TestStablecoin. */
 const testTokenTransferAbi = [
   {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"amount","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
   {"inputs":[{"internalType":"address","name":"from","type":"address"},{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"amount","type":"uint256"}],"name":"transferFrom","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
@@ -54,6 +54,12 @@ export const depositForwarderFactoryAbi = [
   ...forwarderFactoryBaseAbi,
   {"inputs":[{"internalType":"uint256","name":"balance","type":"uint256"},{"internalType":"uint256","name":"minimum","type":"uint256"}],"name":"BelowMinimumSweep","type":"error"},
   {"inputs":[],"name":"NothingToSweep","type":"error"},
+] as const;
+
+/** FalseOnSuccessToken (contracts/test/FalseOnSuccessToken.sol). */
+export const falseOnSuccessTokenAbi = [
+  ...testTokenBaseAbi,
+  ...testTokenTransferAbi,
 ] as const;
 
 /** FalseReturnToken (contracts/test/FalseReturnToken.sol). */
