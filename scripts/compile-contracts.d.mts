@@ -2,7 +2,7 @@
 export interface CompiledArtifact {
   readonly contractName: string;
   readonly sourceName: string;
-  readonly compiler: { readonly version: string; readonly settings: unknown };
+  readonly compiler: { readonly version: string; readonly settings: { readonly evmVersion: string } };
   readonly sources: Readonly<Record<string, string>>;
   readonly abi: readonly unknown[];
   readonly bytecode: `0x${string}`;
@@ -17,11 +17,16 @@ export interface CompiledFile {
 
 export declare const ARTIFACTS_DIR: string;
 export declare const ARTIFACTS_TS: string;
+export declare const TVM_ARTIFACTS_DIR: string;
+export declare const TVM_ARTIFACTS_JSON: string;
 export declare const SETTINGS: { readonly optimizer: { enabled: boolean; runs: number }; readonly evmVersion: string };
+export declare const TVM_SETTINGS: { readonly optimizer: { enabled: boolean; runs: number }; readonly evmVersion: string };
 
 export declare function compileContracts(root?: string): {
   version: string;
   artifacts: CompiledArtifact[];
+  /** The TVM build: the forwarder and factories for Tron (decision 0032). */
+  tvmArtifacts: CompiledArtifact[];
   files: CompiledFile[];
 };
 

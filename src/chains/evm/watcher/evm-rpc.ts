@@ -62,6 +62,7 @@ export interface EvmRpcOptions {
   readonly timeoutMs: number;
   /** Largest answer read; a larger `eth_getLogs` answer makes the watcher ask for fewer blocks. */
   readonly maxResponseBytes: number;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export function createEvmRpc(rpcUrl: string, options: EvmRpcOptions): EvmRpc {

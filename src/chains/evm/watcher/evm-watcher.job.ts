@@ -1,5 +1,4 @@
 import type { Clock } from '../../../platform/clock.js';
-import { getAddress } from 'viem';
 import type { Db } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
@@ -11,6 +10,7 @@ import { findReorgAncestor, rewindAfterReorg, type ReorgDeps } from './handle-re
 import { BlockRangeScan } from '../../ingest/index.js';
 import { deleteBlockHashes, saveBlockHashes } from './block-hashes.repository.js';
 import { EvmTransferSource } from './evm-transfer-source.js';
+import { evmLogDialect, type LogDialect } from './log-dialect.js';
 import { WatchedAddressBook } from './watched-address-book.js';
 
 /** Where the watcher reports trouble it handles itself (a pino logger fits). */
@@ -45,6 +45,8 @@ export interface EvmWatcherDeps {
   readonly ledger: TransferLedger;
   readonly log: WatcherLog;
   readonly options?: EvmWatcherOptions;
+  /** Another chain's logs through its EVM JSON-RPC (Tron); EVM by default. */
+  readonly dialect?: LogDialect;
 }
 
 /**
@@ -62,17 +64,20 @@ export class EvmWatcherJob implements Job {
   readonly #rpc: EvmRpc;
   readonly #scan: BlockRangeScan;
   readonly #backoff: { readonly initialMs: number; readonly maxMs: number };
+  readonly #label: string;
   #failures = 0;
   #retryAt = 0;
 
   constructor(deps: EvmWatcherDeps) {
-    const { network, options = {} } = deps;
+    const { network, options = {}, dialect = evmLogDialect } = deps;
     this.#deps = deps;
-    this.name = `evm-watcher:${network.chainId}`;
+    this.#label = dialect.label;
+    this.name = `${dialect.family}-watcher:${network.chainId}`;
     this.idleMs = network.pollIntervalMs;
     this.#rpc = createFailoverEvmRpc(network.rpcUrls ?? [network.rpcUrl], {
       timeoutMs: options.rpcTimeoutMs ?? 10_000,
       maxResponseBytes: options.rpcMaxResponseBytes ?? 10 * 1024 * 1024,
+      ...(dialect.headers === undefined ? {} : { headers: dialect.headers }),
     });
     const reorg: ReorgDeps = {
       db: deps.db,
@@ -95,22 +100,23 @@ export class EvmWatcherJob implements Job {
         ledger: deps.ledger,
         rpc: this.#rpc,
         range: new AdaptiveBlockRange(network.maxBlockRange),
-        book: new WatchedAddressBook({ overlapMs: options.addressOverlapMs ?? 30_000 }),
+        book: new WatchedAddressBook({ overlapMs: options.addressOverlapMs ?? 30_000, family: dialect.family, logForm: dialect.logForm }),
+        dialect,
       }),
       ledger: {
         ledger: deps.ledger,
         workers: Math.max(1, options.ledgerWorkers ?? 1),
         batchSize: Math.max(1, options.ledgerBatchSize ?? 200),
-        displayAddress: getAddress,
+        displayAddress: dialect.displayAddress,
       },
       rangesInFlight: Math.max(1, options.rangesInFlight ?? 4),
       log: deps.log,
-      label: 'evm watcher',
+      label: dialect.label,
       async reorg({ lastScanned, nextBlock, head }) {
         const ancestor = await findReorgAncestor(reorg, lastScanned);
         if (ancestor === null) return false;
         const rewound = await rewindAfterReorg(reorg, nextBlock, ancestor, head);
-        if (rewound !== null) deps.log.warn({ chainId: network.chainId, ...stringified(rewound) }, 'evm watcher: reorg, cursor rewound');
+        if (rewound !== null) deps.log.warn({ chainId: network.chainId, ...stringified(rewound) }, `${dialect.label}: reorg, cursor rewound`);
         return true;
       },
       async recordRange(trx, range) {
@@ -135,7 +141,7 @@ export class EvmWatcherJob implements Job {
     } catch (error) {
       if (error instanceof EndpointSwitched) {
         // Another endpoint takes the next pass, at once: the switch is the retry.
-        this.#deps.log.warn({ chainId: this.#deps.network.chainId, from: error.from, to: error.to, why: error.why }, 'evm watcher: RPC endpoint distrusted; switching');
+        this.#deps.log.warn({ chainId: this.#deps.network.chainId, from: error.from, to: error.to, why: error.why }, `${this.#label}: RPC endpoint distrusted; switching`);
         return 0;
       }
       this.#failures += 1;
@@ -143,7 +149,7 @@ export class EvmWatcherJob implements Job {
       this.#retryAt = performance.now() + pause * (0.75 + Math.random() * 0.5);
       this.#deps.log.warn(
         { err: error, chainId: this.#deps.network.chainId, failures: this.#failures, retryInMs: Math.round(pause) },
-        'evm watcher pass failed; retrying from the stored cursor',
+        `${this.#label} pass failed; retrying from the stored cursor`,
       );
       return 0;
     }

@@ -3,4 +3,5 @@
  * scan status for the operator's admin endpoint, and the watcher's table types.
  */
 export { EvmWatcherJob, type EvmWatcherDeps, type EvmWatcherOptions, type WatcherLog } from './evm-watcher.job.js';
+export type { LogDialect } from './log-dialect.js';
 export { scanStatus, listIssuanceChainTransfers, type WatchedTransfer } from '../../ingest/index.js';

@@ -11,6 +11,8 @@
 export interface JsonRpcOptions {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
+  /** Sent with every call (a provider's API key: Tron's `TRON-PRO-API-KEY`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A JSON-RPC error object as the node sent it. */
@@ -42,7 +44,7 @@ export function jsonRpcOver(url: string, options: JsonRpcOptions): JsonRpcCall {
     const id = (nextId += 1);
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      headers: { ...options.headers, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
       signal: AbortSignal.timeout(options.timeoutMs),
     });

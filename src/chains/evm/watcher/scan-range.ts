@@ -62,6 +62,7 @@ export function matchTransfers(
   logs: readonly TransferLog[],
   book: WatchedAddressBook,
   confirmableBlock: bigint,
+  txId: (hash: string) => string = (hash) => hash,
 ): WatchedTransfer[] {
   const matched: WatchedTransfer[] = [];
   for (const log of logs) {
@@ -69,7 +70,7 @@ export function matchTransfers(
     if (watched === undefined) continue;
     matched.push({
       chainId,
-      txHash: log.txHash,
+      txHash: txId(log.txHash),
       logIndex: log.logIndex,
       blockNumber: log.blockNumber,
       blockHash: log.blockHash,
@@ -79,7 +80,7 @@ export function matchTransfers(
       amount: log.amount,
       issuanceId: watched.issuanceId,
       status: log.blockNumber <= confirmableBlock ? 'confirmed' : 'observed',
-      credited: watched.token.toLowerCase() === log.token,
+      credited: watched.token === log.token,
       ledgerStatus: null,
     });
   }
