@@ -100,6 +100,7 @@ export async function startLiveChains(deps: {
         name: network.name,
         relayer_address: network.relayerAddress,
         relayer_balance: network.relayerBalance === null ? null : network.relayerBalance.toString(),
+        ...(network.relayerEnergy === undefined ? {} : { relayer_energy: network.relayerEnergy === null ? null : Number(network.relayerEnergy) }),
         payouts_waiting_gas: await countWaitingGasPayouts(deps.db, network.chainId),
         head_block: network.headBlock === null ? null : Number(network.headBlock),
         last_scanned_block: network.lastScannedBlock === null ? null : Number(network.lastScannedBlock),

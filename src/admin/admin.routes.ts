@@ -27,6 +27,7 @@ const NetworkStatusSchema = Type.Object({
   name: Type.String(),
   relayer_address: Type.String(),
   relayer_balance: Type.Union([Type.String(), Type.Null()]),
+  relayer_energy: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   payouts_waiting_gas: Type.Integer(),
   head_block: Type.Union([Type.Integer(), Type.Null()]),
   last_scanned_block: Type.Union([Type.Integer(), Type.Null()]),

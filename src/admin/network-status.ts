@@ -12,6 +12,8 @@ export interface LiveNetworkStatus {
   readonly relayer_address: string;
   /** Native coin balance in wei, decimal string; null when the node did not answer. */
   readonly relayer_balance: string | null;
+  /** Tron: energy the relayer can use now without burning TRX (staked or delegated); null when the node did not answer. */
+  readonly relayer_energy?: number | null;
   /** Payouts parked until the relayer can pay gas (`gas.wait`). */
   readonly payouts_waiting_gas: number;
   readonly head_block: number | null;

@@ -1,14 +1,14 @@
 import type { FamilyAccessParsers, ChainFamilyDriver } from './family-driver.js';
 import { evmDriver } from './evm/index.js';
+import { tronDriver } from './tron/index.js';
 import { solanaAccessParser } from './solana/solana-access.js';
-import { tronAccessParser } from './tron/tron-access.js';
 
 /**
  * The families that run on this version, by family. A network of a family
- * absent here is listed but never live (`network_not_ready`): Tron and
- * Solana join when their drivers exist (issues 23, 24), with no stub before.
+ * absent here is listed but never live (`network_not_ready`): Solana joins
+ * when its driver exists (issue 24), with no stub before.
  */
-export const familyDrivers: readonly ChainFamilyDriver[] = [evmDriver];
+export const familyDrivers: readonly ChainFamilyDriver[] = [evmDriver, tronDriver];
 
 /**
  * How every family's catalogue entries are read (decision 0028): a family's
@@ -18,6 +18,6 @@ export const familyDrivers: readonly ChainFamilyDriver[] = [evmDriver];
  */
 export const familyAccess: FamilyAccessParsers = {
   evm: evmDriver.access,
-  tron: tronAccessParser,
+  tron: tronDriver.access,
   solana: solanaAccessParser,
 };

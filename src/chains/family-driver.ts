@@ -38,6 +38,8 @@ export interface LiveNetworkState {
   readonly relayerAddress: string;
   /** The relayer's native coin in the family's smallest unit (wei, sun, lamports); null when the node did not answer. */
   readonly relayerBalance: bigint | null;
+  /** Tron only: energy the relayer can use now without burning TRX; null when the node did not answer. */
+  readonly relayerEnergy?: bigint | null;
   readonly headBlock: bigint | null;
   readonly lastScannedBlock: bigint | null;
   readonly confirmations: number;

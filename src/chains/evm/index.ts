@@ -8,3 +8,16 @@ export type { EvmAccess } from './evm-access.js';
 export { deployContracts, deployTestStablecoin, type DeployedContracts } from './contracts/index.js';
 export { importRelayerKey } from './relayer/index.js';
 export { recoverForwarder, RecoverRefused, type RecoverOutcome, type RecoverRequest } from './recover-forwarder.js';
+
+// What the Tron family reuses (the same contracts on the TVM, and the logs of its /jsonrpc).
+export { allocateForwarder, findForwarder, type Forwarder, type ForwarderNetwork, type PredictForwarder } from './forwarders/index.js';
+export {
+  depositForwarderFactoryAbi,
+  forwarderCreationCode,
+  forwarderSalt,
+  invoiceForwarderFactoryAbi,
+  type ForwarderTerms,
+} from './contracts/index.js';
+export type { EvmNetwork, EvmToken } from './evm-network.js';
+export { EvmWatcherJob, type EvmWatcherOptions, type LogDialect } from './watcher/index.js';
+export { scanStatus } from './watcher/index.js';

@@ -15,5 +15,5 @@ export const tronFamilyRules: FamilyRules = {
   serviceWalletMissing: 'tron_bridge_unavailable',
   malformedRecipient: 'invalid_tron_address',
   ownAddressRecipient: 'invalid_tron_recipient',
-  liveSetup: 'Tron networks take no live payments in this version of Ivory',
+  liveSetup: 'its operator lists the network in the NETWORKS_FILE catalogue with api_url, main_factory and invoice_factory (printed by npx ivory contracts deploy --family tron)',
 };

@@ -99,9 +99,14 @@ export function forwarderImplementationAddress(factory: Address): Address {
   return getContractAddress({ from: factory, nonce: 1n });
 }
 
+/** The EIP-1167 creation code of a forwarder of `implementation` (what CREATE2 hashes). */
+export function forwarderCreationCode(implementation: Address): Hex {
+  return concat([CLONE_PREFIX, implementation, CLONE_SUFFIX]);
+}
+
 /** The forwarder address `factory.predict(terms)` answers, computed without any RPC. */
 export function predictForwarderAddress(factory: Address, terms: ForwarderTerms): Address {
-  const bytecode = concat([CLONE_PREFIX, forwarderImplementationAddress(factory), CLONE_SUFFIX]);
+  const bytecode = forwarderCreationCode(forwarderImplementationAddress(factory));
   return getContractAddress({ opcode: 'CREATE2', from: factory, salt: forwarderSalt(terms), bytecode });
 }
 

@@ -1,8 +1,7 @@
 import type { AddressRequest } from '../../chain-adapter.js';
 import type { Clock } from '../../../platform/clock.js';
 import type { Db } from '../../../platform/database/database.js';
-import type { EvmNetwork } from '../evm-network.js';
-import { forwarderFor } from './forwarder-terms.js';
+import { forwarderFor, type ForwarderNetwork, type PredictForwarder } from './forwarder-terms.js';
 import { findForwarder, insertForwarderIfAbsent } from './forwarders.repository.js';
 
 /**
@@ -12,10 +11,13 @@ import { findForwarder, insertForwarderIfAbsent } from './forwarders.repository.
  * Idempotent per issuance: asked again, it answers the stored address, even if
  * the request changed meanwhile (the address already given out is the truth).
  */
-export async function allocateForwarder(deps: { readonly db: Db; readonly clock: Clock; readonly network: EvmNetwork }, request: AddressRequest): Promise<string> {
+export async function allocateForwarder(
+  deps: { readonly db: Db; readonly clock: Clock; readonly network: ForwarderNetwork; readonly predict?: PredictForwarder },
+  request: AddressRequest,
+): Promise<string> {
   const stored = await findForwarder(deps.db, request.issuanceId);
   if (stored !== undefined) return stored.address;
-  await insertForwarderIfAbsent(deps.db, forwarderFor(deps.network, request), deps.clock.now());
+  await insertForwarderIfAbsent(deps.db, forwarderFor(deps.network, request, deps.predict), deps.clock.now());
   const forwarder = await findForwarder(deps.db, request.issuanceId);
   if (forwarder === undefined) throw new Error(`forwarder of issuance ${request.issuanceId} vanished right after its insert`);
   return forwarder.address;

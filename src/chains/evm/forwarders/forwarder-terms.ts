@@ -16,12 +16,19 @@ export interface Forwarder {
 /** Why an allocation request cannot become a forwarder: a bug upstream, not a chain problem. */
 export class ForwarderTermsError extends Error {}
 
+/** What a forwarder's terms and address are computed from. */
+export type ForwarderNetwork = Pick<EvmNetwork, 'chainId' | 'feeWallet' | 'mainFactory' | 'invoiceFactory' | 'tokens'>;
+
+/** Where `factory` deploys the forwarder of `terms`: the EVM's CREATE2 rule, or the TVM's (Tron). */
+export type PredictForwarder = (factory: Address, terms: ForwarderTerms) => Address;
+
 /**
  * The forwarder of an issuance, from the request and the network: pure, no
  * RPC. Fee bounds arrive in 18-decimal units and are committed in token base
- * units, rounded down (LEDGER "Fees": in the merchant's favour).
+ * units, rounded down (LEDGER "Fees": in the merchant's favour). The request's
+ * addresses are EVM addresses (Tron converts its own to their TVM form first).
  */
-export function forwarderFor(network: EvmNetwork, request: AddressRequest): Forwarder {
+export function forwarderFor(network: ForwarderNetwork, request: AddressRequest, predict: PredictForwarder = predictForwarderAddress): Forwarder {
   const { recipient, tokenDecimals, feeBps, feeMinimum, feeMaximum } = request;
   if (recipient === undefined || tokenDecimals === undefined || feeBps === undefined || feeMinimum === undefined || feeMaximum === undefined) {
     throw new ForwarderTermsError(`issuance ${request.issuanceId}: the allocation request lacks the forwarder terms`);
@@ -50,12 +57,12 @@ export function forwarderFor(network: EvmNetwork, request: AddressRequest): Forw
     chainId: network.chainId,
     kind: request.kind,
     factory,
-    address: predictForwarderAddress(factory, terms),
+    address: predict(factory, terms),
     terms,
   };
 }
 
-function minimumSweepOf(network: EvmNetwork, token: string): bigint {
+function minimumSweepOf(network: ForwarderNetwork, token: string): bigint {
   const found = network.tokens.find((candidate) => candidate.address.toLowerCase() === token.toLowerCase());
   if (found === undefined) throw new ForwarderTermsError(`token ${token} is not in the catalogue of chain ${network.chainId}`);
   return found.minimumSweep;

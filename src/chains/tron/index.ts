@@ -1,0 +1,7 @@
+/**
+ * Live Tron networks (issue 23): Ivory's forwarders on the TVM, TRC-20
+ * transfers read from a java-tron node, sweeps paid in energy, behind the
+ * family driver `tronDriver`; the CLI deploys the factories.
+ */
+export { tronDriver } from './tron-driver.js';
+export { importTronRelayerKey } from './tron-relayer.js';

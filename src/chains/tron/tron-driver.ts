@@ -1,0 +1,117 @@
+import type { ChainAdapter } from '../chain-adapter.js';
+import { EvmWatcherJob, scanStatus, type LogDialect } from '../evm/index.js';
+import type { ChainFamilyDriver, FamilyDriverDeps, LiveNetworkState, RunningFamily } from '../family-driver.js';
+import type { Job } from '../../platform/jobs.js';
+import { sendTronPayout } from './payouts/send-tron-payout.js';
+import { TronPayoutTrackerJob } from './payouts/tron-payout-tracker.job.js';
+import { tronAccessParser, type TronAccess } from './tron-access.js';
+import { tronAddressCodec } from './tron-address-codec.js';
+import { createTronApi, type TronApi } from './tron-api.js';
+import { tronAddress, tvmAddress } from './tron-evm-address.js';
+import { tronFamilyRules } from './tron-family-rules.js';
+import { allocateTronForwarder, readTronFactories, type TronFactories } from './tron-forwarders.js';
+import { tronNetworkOf, type TronNetwork } from './tron-network.js';
+import { solidBlock } from './tron-node-reads.js';
+import { ensureTronRelayer, tronRelayerStatus } from './tron-relayer.js';
+
+/** Tron (issue 23): Ivory's forwarders on the TVM, a java-tron node's HTTP API, credit at solidified blocks. */
+export const tronDriver: ChainFamilyDriver<TronAccess> = {
+  family: 'tron',
+  codec: tronAddressCodec,
+  rules: tronFamilyRules,
+  access: tronAccessParser,
+  start: startTronChains,
+};
+
+/**
+ * Every live Tron network of the catalogue: its relayer (generated and sealed
+ * on first start), its adapter (allocation, crash-safe sweeps), the watcher
+ * (the EVM watcher over the node's `/jsonrpc`, confirming at the solidified
+ * block) and the payout tracker. Talks to no node here: the factories and the
+ * node's chain id are read on first use, and retried until they answer.
+ */
+async function startTronChains(deps: FamilyDriverDeps): Promise<RunningFamily> {
+  const adapters = new Map<number, ChainAdapter>();
+  const jobs: Job[] = [];
+  const live: { readonly network: TronNetwork; readonly api: TronApi }[] = [];
+  for (const entry of deps.networks) {
+    if (!entry.enabled || entry.chain?.family !== 'tron') continue;
+    const network = tronNetworkOf(entry, entry.chain);
+    const api = createTronApi(network.api);
+    await ensureTronRelayer(deps.db, deps.secrets, network.chainId);
+    const factories = onFirstUse(() => checkedFactories(api, network));
+    adapters.set(network.chainId, {
+      name: `tron-${network.chainId}`,
+      allocateAddress: async (request) => allocateTronForwarder({ db: deps.db, clock: deps.clock, network, factories: await factories() }, request),
+      sendPayout: async (request) => {
+        await factories(); // the node's chain id is checked before anything is signed for it
+        return sendTronPayout({ db: deps.db, secrets: deps.secrets, clock: deps.clock, api, network, log: deps.log }, request);
+      },
+    });
+    jobs.push(
+      new EvmWatcherJob({ db: deps.db, clock: deps.clock, network: network.tvm, ledger: deps.transferLedger, log: deps.log, dialect: tronLogDialect(api, network) }),
+      new TronPayoutTrackerJob({ db: deps.db, clock: deps.clock, api, chainId: network.chainId, pollIntervalMs: network.pollIntervalMs, ledger: deps.sweepLedger, log: deps.log }),
+    );
+    live.push({ network, api });
+  }
+  return {
+    adapters,
+    jobs,
+    status: () =>
+      Promise.all(
+        live.map(async ({ network, api }): Promise<LiveNetworkState> => {
+          const relayer = await tronRelayerStatus(deps.db, api, network.chainId);
+          const scan = await scanStatus(deps.db, network.chainId);
+          return {
+            chainId: network.chainId,
+            name: network.name,
+            relayerAddress: relayer?.address ?? '',
+            relayerBalance: relayer?.balance ?? null,
+            relayerEnergy: relayer?.energy ?? null,
+            headBlock: scan.headBlock,
+            lastScannedBlock: scan.lastScannedBlock,
+            confirmations: network.confirmations,
+          };
+        }),
+      ),
+  };
+}
+
+/** Tron's `/jsonrpc` speaks TVM hex; its ledger speaks `T…`; its blocks are final once solidified. */
+export function tronLogDialect(api: TronApi, network: TronNetwork): LogDialect {
+  return {
+    family: 'tron',
+    label: 'tron watcher',
+    headers: api.headers,
+    confirmable: async () => (await solidBlock(api)).number - BigInt(network.confirmations),
+    logForm: (address) => tvmAddress(address).toLowerCase(),
+    displayAddress: tronAddress,
+    txId: (hash) => hash.replace(/^0x/, '').toLowerCase(),
+  };
+}
+
+/** The factories, after checking the node serves the catalogue's chain (`eth_chainId`). */
+async function checkedFactories(api: TronApi, network: TronNetwork): Promise<TronFactories> {
+  const response = await fetch(api.jsonRpcUrl, {
+    method: 'POST',
+    headers: { ...api.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const answer = (await response.json()) as { result?: string };
+  const chainId = answer.result === undefined ? undefined : Number(BigInt(answer.result));
+  if (chainId !== network.chainId) throw new Error(`the node at the Tron network ${network.name}'s api_url serves chain ${String(chainId)}, not the catalogue's ${network.chainId}`);
+  return readTronFactories(api, network);
+}
+
+/** Runs `load` once it succeeds; a failure is thrown to that caller and the next call tries again. */
+function onFirstUse<Value>(load: () => Promise<Value>): () => Promise<Value> {
+  let pending: Promise<Value> | undefined;
+  return () => {
+    pending ??= load().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    });
+    return pending;
+  };
+}
