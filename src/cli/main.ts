@@ -11,6 +11,8 @@ commands:
   migrate                         apply database migrations and exit
   contracts deploy --rpc-url URL --private-key HEX --fee-wallet ADDRESS
                                   deploy the forwarder factories to an EVM network
+  contracts deploy --family tron --api-url URL --private-key HEX --fee-wallet T…
+                                  deploy them to a Tron network through its node's HTTP API
   contracts recover --issuance ID --asset TOKEN|native --rpc-url URL
                                   move a late transfer or stray coin along the committed split (key on stdin)
   relayer import --chain-id ID    replace a network's relayer key (read from standard input)

@@ -1,4 +1,4 @@
-import { importRelayerKey } from '../chains/index.js';
+import { importRelayerKey, importTronRelayerKey } from '../chains/index.js';
 import { systemClock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import { SecretBox } from '../platform/crypto.js';
@@ -8,14 +8,15 @@ import { secretKey } from '../app.js';
 import { readPrivateKey } from './read-private-key.js';
 import { parseCommandFlags } from './parse-command-flags.js';
 
-export const RELAYER_USAGE = `usage: ivory relayer import --chain-id ID < key.txt
+export const RELAYER_USAGE = `usage: ivory relayer import --chain-id ID [--family evm|tron] < key.txt
 
 Replaces the relayer of EVM network ID (the account that sends sweeps and pays
 their gas; one per network, generated at first start) by the private key read
 from standard input (0x + 64 hex digits), sealed with SECRET_KEY. Refused while
 the current relayer still has payout transactions in flight. The key is read
 from standard input, never from the command line, so it stays out of the
-process list and shell history.`;
+process list and shell history. With --family tron the network is a Tron one
+(its relayer burns TRX for energy; no nonce is stranded by a replacement).`;
 
 /** `loadConfig` runs only once the arguments are valid and no help was asked for. */
 export async function relayerCommand(loadConfig: () => Config | undefined, args: readonly string[]): Promise<number> {
@@ -28,12 +29,17 @@ export async function relayerCommand(loadConfig: () => Config | undefined, args:
     console.error(`ivory relayer: unknown command "${sub}" (try: ivory relayer --help)`);
     return 2;
   }
-  const parsed = parseCommandFlags('ivory relayer import', RELAYER_USAGE, rest, ['chain-id']);
+  const parsed = parseCommandFlags('ivory relayer import', RELAYER_USAGE, rest, ['chain-id', 'family']);
   if ('exitCode' in parsed) return parsed.exitCode;
   const chainIdText = parsed.values['chain-id'];
   const chainId = Number(chainIdText);
   if (!Number.isSafeInteger(chainId) || chainId < 1) {
     console.error('ivory relayer import: --chain-id must be a positive integer');
+    return 2;
+  }
+  const family = parsed.values.family ?? 'evm';
+  if (family !== 'evm' && family !== 'tron') {
+    console.error('ivory relayer import: --family must be evm or tron');
     return 2;
   }
   const config = loadConfig();
@@ -44,6 +50,11 @@ export async function relayerCommand(loadConfig: () => Config | undefined, args:
   try {
     await migrate(database.db);
     const secrets = new SecretBox(secretKey(config));
+    if (family === 'tron') {
+      const relayer = await importTronRelayerKey(database.db, secrets, systemClock, chainId, privateKey);
+      console.log(`relayer of Tron chain ${chainId} is now ${relayer.address}; fund it with TRX (or delegate energy to it)`);
+      return 0;
+    }
     const outcome = await importRelayerKey(database.db, secrets, systemClock, chainId, privateKey);
     if (outcome.outcome === 'busy') {
       console.error(`ivory relayer import: the relayer ${outcome.relayer.address} of chain ${chainId} still has payout transactions in flight; try again once they are confirmed`);

@@ -11,7 +11,7 @@ import { tronAddress, tvmAddress } from './tron-evm-address.js';
 import { tronFamilyRules } from './tron-family-rules.js';
 import { allocateTronForwarder, readTronFactories, type TronFactories } from './tron-forwarders.js';
 import { tronNetworkOf, type TronNetwork } from './tron-network.js';
-import { solidBlock } from './tron-node-reads.js';
+import { jsonRpcChainId, solidBlock } from './tron-node-reads.js';
 import { ensureTronRelayer, tronRelayerStatus } from './tron-relayer.js';
 
 /** Tron (issue 23): Ivory's forwarders on the TVM, a java-tron node's HTTP API, credit at solidified blocks. */
@@ -92,15 +92,8 @@ export function tronLogDialect(api: TronApi, network: TronNetwork): LogDialect {
 
 /** The factories, after checking the node serves the catalogue's chain (`eth_chainId`). */
 async function checkedFactories(api: TronApi, network: TronNetwork): Promise<TronFactories> {
-  const response = await fetch(api.jsonRpcUrl, {
-    method: 'POST',
-    headers: { ...api.headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const answer = (await response.json()) as { result?: string };
-  const chainId = answer.result === undefined ? undefined : Number(BigInt(answer.result));
-  if (chainId !== network.chainId) throw new Error(`the node at the Tron network ${network.name}'s api_url serves chain ${String(chainId)}, not the catalogue's ${network.chainId}`);
+  const chainId = await jsonRpcChainId(api);
+  if (chainId !== network.chainId) throw new Error(`the node at the Tron network ${network.name}'s api_url serves chain ${chainId}, not the catalogue's ${network.chainId}`);
   return readTronFactories(api, network);
 }
 

@@ -84,6 +84,8 @@ export interface TronTransactionInfo {
   /** Sun burnt in all (energy, bandwidth). */
   readonly fee: bigint;
   readonly energyUsed: bigint;
+  /** A deployment's new contract, `41…` hex. */
+  readonly contractAddress: string | undefined;
 }
 
 /** The transaction as included in a block (full node), or as solidified (`solid`); undefined when not there. */
@@ -95,6 +97,7 @@ export async function transactionInfo(api: TronApi, txId: string, solid: boolean
     blockTimeStamp?: number;
     fee?: number;
     receipt?: { result?: string; energy_usage_total?: number };
+    contract_address?: string;
   }>(path, { value: txId });
   if (answer.id === undefined || answer.blockNumber === undefined) return undefined;
   return {
@@ -103,6 +106,7 @@ export async function transactionInfo(api: TronApi, txId: string, solid: boolean
     result: answer.receipt?.result ?? 'SUCCESS',
     fee: BigInt(answer.fee ?? 0),
     energyUsed: BigInt(answer.receipt?.energy_usage_total ?? 0),
+    contractAddress: answer.contract_address,
   };
 }
 
@@ -117,4 +121,18 @@ function readable(message: string): string {
     if (/^[\x20-\x7e]+$/.test(text)) return text;
   }
   return message;
+}
+
+/** The chain id the node's `/jsonrpc` answers (`eth_chainId`). */
+export async function jsonRpcChainId(api: TronApi): Promise<number> {
+  const response = await fetch(api.jsonRpcUrl, {
+    method: 'POST',
+    headers: { ...api.headers, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!response.ok) throw new TronApiError('/jsonrpc', `HTTP ${response.status}`);
+  const answer = (await response.json()) as { result?: unknown };
+  if (typeof answer.result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(answer.result)) throw new TronApiError('/jsonrpc', 'eth_chainId answered no chain id');
+  return Number(BigInt(answer.result));
 }

@@ -100,6 +100,50 @@ export function decodeTrigger(rawDataHex: string): DecodedTrigger {
   };
 }
 
+/** What a deployment asks: `bytecode` (creation code with its constructor arguments) created by `owner`. */
+export interface CreateRequest {
+  readonly owner: string;
+  /** Hex without 0x. */
+  readonly bytecode: string;
+  readonly feeLimit: bigint;
+}
+
+const CREATE_SMART_CONTRACT = 30;
+const CREATE_TYPE_URL = 'type.googleapis.com/protocol.CreateSmartContract';
+
+/**
+ * The node's deployment transaction checked as `checkTrigger` checks a call:
+ * one CreateSmartContract, by our owner, of our bytecode, with no value, our
+ * fee limit and a sane expiration. Answers the expiration.
+ */
+export function checkCreate(rawDataHex: string, request: CreateRequest, now: bigint): { readonly expiration: bigint } {
+  if (!/^([0-9a-fA-F]{2})*$/.test(rawDataHex)) throw new TronTransactionRefused('raw_data_hex is not hex');
+  const raw = readMessage(Buffer.from(rawDataHex, 'hex'));
+  const contracts = raw.get(11) ?? [];
+  if (contracts.length !== 1) throw new TronTransactionRefused(`${contracts.length} contracts in one transaction`);
+  const contract = readMessage(bytesOf(contracts[0]));
+  if (contract.has(5)) throw new TronTransactionRefused('another permission');
+  if (single(contract, 1, 'contract type') !== BigInt(CREATE_SMART_CONTRACT)) throw new TronTransactionRefused('the contract is not a CreateSmartContract');
+  const any = readMessage(bytesOf(single(contract, 2, 'parameter')));
+  if (bytesOf(single(any, 1, 'type_url')).toString('utf8') !== CREATE_TYPE_URL) throw new TronTransactionRefused('the parameter is not a CreateSmartContract');
+  const create = readMessage(bytesOf(single(any, 2, 'parameter value')));
+  if (create.has(3) || create.has(4)) throw new TronTransactionRefused('a TRC-10 value sent along');
+  const owner = bytesOf(single(create, 1, 'owner_address')).toString('hex');
+  const created = readMessage(bytesOf(single(create, 2, 'new_contract')));
+  if (created.has(5)) throw new TronTransactionRefused('TRX sent along');
+  const expiration = numberOf(single(raw, 8, 'expiration'));
+  const checks: [boolean, string][] = [
+    [owner === request.owner.toLowerCase(), `owner ${owner}`],
+    [bytesOf(single(created, 1, 'origin_address')).toString('hex') === request.owner.toLowerCase(), 'another origin address'],
+    [bytesOf(single(created, 4, 'bytecode')).toString('hex') === strip0x(request.bytecode).toLowerCase(), 'the bytecode differs from the request'],
+    [(raw.has(18) ? numberOf(single(raw, 18, 'fee_limit')) : 0n) === request.feeLimit, 'another fee limit'],
+    [expiration > now && expiration <= now + MAX_EXPIRATION_AHEAD_MS, `expiration ${expiration}`],
+    [!raw.has(10), 'a memo'],
+  ];
+  for (const [ok, what] of checks) if (!ok) throw new TronTransactionRefused(what);
+  return { expiration };
+}
+
 /** A 65-byte secp256k1 signature of the transaction id (r ‖ s ‖ v, v = 27 + recovery), hex. */
 export function signTransactionId(txId: string, privateKeyHex: string): string {
   const signature = secp256k1.sign(Buffer.from(txId, 'hex'), Buffer.from(strip0x(privateKeyHex), 'hex'), { lowS: true });
