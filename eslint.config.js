@@ -31,7 +31,7 @@ const platformZone = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', 'dist-devnets/', 'data/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -41,7 +41,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**', 'src/cli/**'],
+    files: ['bench/**', 'src/cli/**', 'devnets/**/main.ts'],
     rules: { 'no-console': 'off' },
   },
   {
