@@ -81,7 +81,7 @@ async function signAndSend(transaction: Json, privateKey = owner.privateKey): Pr
 
 async function deploy(name: string, from = owner, compiled: Artifact = artifact(name)): Promise<string> {
   const { abi, bytecode } = compiled;
-  const transaction = await tronWeb.transactionBuilder.createSmartContract({ abi, bytecode: bytecode.replace(/^0x/, ''), feeLimit: 5_000_000_000, name }, from.hexAddress);
+  const transaction = await tronWeb.transactionBuilder.createSmartContract({ abi: abi as never, bytecode: bytecode.replace(/^0x/, ''), feeLimit: 5_000_000_000, name }, from.hexAddress);
   const sent = await signAndSend(transaction, from.privateKey);
   expect(sent.result).toBe(true);
   const info = await confirm(sent.txid as string);
