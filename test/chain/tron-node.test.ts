@@ -274,6 +274,22 @@ describe('local Tron node: contracts and energy', () => {
     expect((await post('/walletsolidity/gettransactioninfobyid', { value: info.id })).id).toBe(info.id);
   });
 
+  it('speaks base58 T… addresses when the request says visible, and serves GET with query parameters', async () => {
+    const built = await post('/wallet/triggersmartcontract', {
+      owner_address: owner.address,
+      contract_address: token,
+      function_selector: 'balanceOf(address)',
+      parameter: encodeAbiParameters([{ type: 'address' }], [`0x${owner.hexAddress.slice(2)}`]).slice(2),
+      fee_limit: 1_000_000,
+      visible: true,
+    });
+    expect(built.transaction.visible).toBe(true);
+    expect(built.transaction.raw_data.contract[0].parameter.value).toMatchObject({ owner_address: owner.address, contract_address: token });
+    expect(tronUtils.transaction.txCheck(built.transaction)).toBe(true);
+    const viaGet = (await (await fetch(`${node.url}/wallet/getaccount?address=${owner.address}&visible=true`)).json()) as Json;
+    expect(viaGet.address).toBe(owner.address);
+  });
+
   it('answers triggerconstantcontract with energy_used and a revert as java-tron does', async () => {
     const answer = await post('/wallet/triggerconstantcontract', {
       owner_address: other.hexAddress,
@@ -397,6 +413,9 @@ describe('local Tron node: hooks', () => {
     expect(await post('/wallet/gettransactioninfobyid', { value: sent.txid })).toEqual({});
 
     await expect(node.rollback(node.solidNumber() - 1)).rejects.toThrow(/solidified/);
+    // Rolling back to the solidified head itself drops only blocks above it: allowed.
+    await node.rollback(node.solidNumber());
+    expect(node.headNumber()).toBe(node.solidNumber());
   });
 
   it('returns rolled-back transactions to the pool on request', async () => {
