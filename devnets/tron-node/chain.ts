@@ -75,6 +75,7 @@ export type BroadcastCode =
   | 'DUP_TRANSACTION_ERROR'
   | 'CONTRACT_VALIDATE_ERROR'
   | 'TAPOS_ERROR'
+  | 'BANDWITH_ERROR'
   | 'OTHER_ERROR';
 
 export type BroadcastOutcome = { accepted: true } | { accepted: false; code: BroadcastCode; message: string };
@@ -254,13 +255,24 @@ export class TronChain {
         return refuse('SIGERROR', 'Validate signature error: the signature does not recover to the owner_address.');
       }
       const problem = await this.validateContract(raw);
-      return problem === undefined ? (this.pool.push(transaction), { accepted: true }) : refuse('CONTRACT_VALIDATE_ERROR', `Contract validate error : ${problem}`);
+      if (problem !== undefined) return refuse('CONTRACT_VALIDATE_ERROR', `Contract validate error : ${problem}`);
+      // java-tron spells this code without the second D.
+      if (!(await this.canPayBandwidth(transaction, headTime))) return refuse('BANDWITH_ERROR', 'Account resource insufficient error.');
+      this.pool.push(transaction);
+      return { accepted: true };
     });
   }
 
   /** The contract checks broadcast makes, for the builder endpoints; undefined when valid. */
   validate(raw: RawTransaction): Promise<string | undefined> {
     return this.serial.run(() => this.validateContract(raw));
+  }
+
+  private async canPayBandwidth(transaction: SignedTransaction, now: number): Promise<boolean> {
+    const bytes = bandwidthOf(transaction);
+    const owner = transaction.raw.contract.owner;
+    if (freeNetLeft(this.resources.get(hex(owner)), this.parameters.freeNetLimit, now) >= bytes) return true;
+    return (await this.balanceOf(owner)) >= BigInt(bytes) * this.parameters.transactionFee;
   }
 
   private taposHolds(raw: RawTransaction): boolean {
@@ -350,7 +362,7 @@ export class TronChain {
     this.resources.set(hex(owner), ownerResources);
     ownerResources.latestOperationTime = timestamp;
 
-    const bytes = encodeSignedTransaction(transaction).length + RESULT_BYTES;
+    const bytes = bandwidthOf(transaction);
     let netUsage = 0;
     let netFee = 0n;
     if (freeNetLeft(ownerResources, this.parameters.freeNetLimit, timestamp) >= bytes) {
@@ -447,6 +459,11 @@ export class TronChain {
     await this.stateManager.putAccount(key, account);
     if (!this.resources.has(hex(address))) this.resources.set(hex(address), newResources(now));
   }
+}
+
+/** Bandwidth bytes: the signed transaction's protobuf size plus java-tron's room for its result. */
+function bandwidthOf(transaction: SignedTransaction): number {
+  return encodeSignedTransaction(transaction).length + RESULT_BYTES;
 }
 
 function refuse(code: BroadcastCode, message: string): BroadcastOutcome {

@@ -1,5 +1,5 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
-import { EVM, EVMMockBlockchain, NobleBN254, type Message } from '@ethereumjs/evm';
+import { EVM, EVMMockBlockchain, NobleBN254, paramsEVM, type Message } from '@ethereumjs/evm';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address } from '@ethereumjs/util';
 import { concat, keccak256, numberToBytes } from 'viem';
@@ -58,10 +58,16 @@ export function deploymentAddress(transactionId: Uint8Array, owner: Uint8Array):
 }
 
 /**
- * Shanghai rules: the TVM runs the opcodes of the London/Shanghai era (PUSH0 included) that
- * Ivory's contracts, compiled for conservative EVM versions, use.
+ * Shanghai's opcodes (PUSH0 included), which the TVM runs. Its prices are brought near the TVM's,
+ * which never adopted EIP-2929's cold/warm access: a storage read costs 50 and an account access
+ * (CALL, BALANCE, EXTCODESIZE) 40, warm or cold; updating a used slot costs 5,000 and filling an
+ * empty one about 20,000. Other prices are Ethereum's (mostly the same as the TVM's).
  */
 export function createTronEvm(stateManager: MerkleStateManager): TronEvm {
   const common = new Common({ chain: Mainnet, hardfork: Hardfork.Shanghai });
-  return new TronEvm({ common, stateManager, blockchain: new EVMMockBlockchain(), bn254: new NobleBN254() });
+  const params = {
+    ...paramsEVM,
+    2929: { ...paramsEVM[2929], coldsloadGas: 50, coldaccountaccessGas: 40, warmstoragereadGas: 40, sstoreCleanEIP2200Gas: 4950 },
+  };
+  return new TronEvm({ common, stateManager, blockchain: new EVMMockBlockchain(), bn254: new NobleBN254(), params });
 }

@@ -216,6 +216,20 @@ describe('local Tron node: TRX transfers', () => {
     const transaction = await tronWeb.transactionBuilder.sendTrx(other.address, 11, poor);
     expect((await signAndSend(transaction, '44'.repeat(32))).code).toBe('CONTRACT_VALIDATE_ERROR');
   });
+
+  it('refuses a transaction its owner cannot pay bandwidth for once the free 600 bytes are spent (BANDWITH_ERROR)', async () => {
+    const poorKey = '77'.repeat(32);
+    const poor = TronWeb.address.fromPrivateKey(poorKey) as string;
+    await node.fund(poor, 100n);
+    for (const amount of [1, 2]) {
+      const sent = await signAndSend(await tronWeb.transactionBuilder.sendTrx(other.address, amount, poor), poorKey);
+      expect((await confirm(sent.txid as string)).receipt.net_usage).toBeGreaterThan(200);
+    }
+    const third = await signAndSend(await tronWeb.transactionBuilder.sendTrx(other.address, 3, poor), poorKey);
+    expect(third.code).toBe('BANDWITH_ERROR');
+    const resources = await tronWeb.trx.getAccountResources(poor);
+    expect(resources.freeNetUsed).toBeGreaterThan(400);
+  });
 });
 
 describe('local Tron node: contracts and energy', () => {
