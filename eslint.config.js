@@ -41,7 +41,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**', 'src/cli/**', 'devnets/**/main.ts'],
+    files: ['bench/**', 'src/cli/**'],
     rules: { 'no-console': 'off' },
   },
   {

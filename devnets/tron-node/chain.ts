@@ -359,21 +359,22 @@ export class TronChain {
     const call = transaction.raw.contract;
     const owner = call.owner;
     const ownerResources = this.resources.get(hex(owner)) ?? newResources(timestamp);
+
+    // Bandwidth first, from the free allowance or burnt; a transaction that can no longer pay its
+    // bandwidth and value (the balance moved since broadcast) is dropped, as java-tron drops it.
+    const bytes = bandwidthOf(transaction);
+    const free = freeNetLeft(ownerResources, this.parameters.freeNetLimit, timestamp) >= bytes;
+    const netUsage = free ? bytes : 0;
+    const netFee = free ? 0n : BigInt(bytes) * this.parameters.transactionFee;
+    const value = call.type === 'TransferContract' ? call.amount : call.type === 'TriggerSmartContract' ? call.callValue : call.newContract.callValue;
+    if ((await this.balanceOf(owner)) < netFee + value) return undefined;
     this.resources.set(hex(owner), ownerResources);
     ownerResources.latestOperationTime = timestamp;
-
-    const bytes = bandwidthOf(transaction);
-    let netUsage = 0;
-    let netFee = 0n;
-    if (freeNetLeft(ownerResources, this.parameters.freeNetLimit, timestamp) >= bytes) {
+    if (free) {
       ownerResources.freeNetUsed = recovered(ownerResources.freeNetUsed, ownerResources.freeNetTime, timestamp) + bytes;
       ownerResources.freeNetTime = timestamp;
-      netUsage = bytes;
-    } else {
-      netFee = BigInt(bytes) * this.parameters.transactionFee;
-      if ((await this.balanceOf(owner)) < netFee) return undefined;
-      await this.addBalance(owner, -netFee, timestamp);
     }
+    if (netFee > 0n) await this.addBalance(owner, -netFee, timestamp);
 
     if (call.type === 'TransferContract') {
       await this.addBalance(owner, -call.amount, timestamp);
@@ -390,7 +391,7 @@ export class TronChain {
 
     const energyFee = this.parameters.energyFee;
     const staked = energyLeft(ownerResources, timestamp);
-    const callValue = call.type === 'TriggerSmartContract' ? call.callValue : call.newContract.callValue;
+    const callValue = value;
     const spendable = (await this.balanceOf(owner)) - callValue;
     const fromBalance = spendable > 0n ? spendable / energyFee : 0n;
     const energyLimit = minBigint(BigInt(staked) + fromBalance, transaction.raw.feeLimit / energyFee);

@@ -217,6 +217,18 @@ describe('local Tron node: TRX transfers', () => {
     expect((await signAndSend(transaction, '44'.repeat(32))).code).toBe('CONTRACT_VALIDATE_ERROR');
   });
 
+  it('drops from the block a transaction that no longer validates when the block runs (validated at broadcast against the head)', async () => {
+    const key = '88'.repeat(32);
+    const spender = TronWeb.address.fromPrivateKey(key) as string;
+    await node.fund(spender, 1_000_000n);
+    const first = await signAndSend(await tronWeb.transactionBuilder.sendTrx(other.address, 600_000, spender), key);
+    const second = await signAndSend(await tronWeb.transactionBuilder.sendTrx(other.address, 600_001, spender), key);
+    expect([first.result, second.result]).toEqual([true, true]);
+    expect((await confirm(first.txid as string)).blockNumber).toBe(node.headNumber());
+    expect(await post('/wallet/gettransactioninfobyid', { value: second.txid })).toEqual({});
+    expect(await tronWeb.trx.getBalance(spender)).toBe(400_000);
+  });
+
   it('refuses a transaction its owner cannot pay bandwidth for once the free 600 bytes are spent (BANDWITH_ERROR)', async () => {
     const poorKey = '77'.repeat(32);
     const poor = TronWeb.address.fromPrivateKey(poorKey) as string;
