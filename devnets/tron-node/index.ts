@@ -47,6 +47,9 @@ export interface SeenRequest {
   headers: http.IncomingHttpHeaders;
 }
 
+/** Rewrites an answer before it is sent: for tests of a lying node. Return undefined to keep it. */
+export type AnswerInterceptor = (path: string, request: unknown, answer: unknown) => unknown;
+
 export interface TronNode {
   /** Base URL for tronweb's fullHost and Ivory's api_url, e.g. http://127.0.0.1:41234. */
   readonly url: string;
@@ -70,6 +73,8 @@ export interface TronNode {
    * solidified block. Their transactions are dropped, or returned to the pool with `requeue`.
    */
   rollback(blockNumber: number, options?: { requeue?: boolean }): Promise<void>;
+  /** Installs (or, without an argument, removes) an interceptor of every 200 answer. */
+  intercept(interceptor?: AnswerInterceptor): void;
   close(): Promise<void>;
 }
 
@@ -94,14 +99,18 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
   const routes = walletRoutes(chain);
   const rpcOptions = { chainId, maxBlockRange: options.maxBlockRange ?? 5000 };
   const requests: SeenRequest[] = [];
+  let interceptor: AnswerInterceptor | undefined;
 
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      void answer(request, Buffer.concat(chunks).toString('utf8')).then(({ status, body }) => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      void answer(request, text).then(({ status, body }) => {
+        const path = new URL(request.url ?? '/', 'http://node').pathname;
+        const sent = status === 200 && interceptor !== undefined ? (interceptor(path, parseOrText(text), body) ?? body) : body;
         response.writeHead(status, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(body));
+        response.end(JSON.stringify(sent));
       });
     });
   });
@@ -170,6 +179,9 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
     pause,
     resume,
     rollback: (blockNumber, rollbackOptions) => chain.rollback(blockNumber, rollbackOptions?.requeue === true),
+    intercept: (next) => {
+      interceptor = next;
+    },
     close: async () => {
       closed = true;
       pause();
@@ -177,4 +189,12 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

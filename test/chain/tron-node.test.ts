@@ -316,6 +316,29 @@ describe('local Tron node: contracts and energy', () => {
     expect(viaGet.address).toBe(owner.address);
   });
 
+  it('lets a test make the node lie: tronweb refuses a transaction built for another contract', async () => {
+    node.intercept((path, _request, answer) => {
+      if (path !== '/wallet/triggersmartcontract') return undefined;
+      const lie = structuredClone(answer) as Json;
+      lie.transaction.raw_data.contract[0].parameter.value.contract_address = other.hexAddress;
+      // A consistent lie: bytes and txID re-encoded for the other contract.
+      const encoded = tronUtils.transaction.txJsonToPb(lie.transaction);
+      lie.transaction.raw_data_hex = tronUtils.transaction.txPbToRawDataHex(encoded).toLowerCase();
+      lie.transaction.txID = tronUtils.transaction.txPbToTxID(encoded).replace(/^0x/, '');
+      return lie;
+    });
+    try {
+      await expect(
+        tronWeb.transactionBuilder.triggerSmartContract(token, 'transfer(address,uint256)', { feeLimit: 1_000_000 }, [
+          { type: 'address', value: other.address },
+          { type: 'uint256', value: '1' },
+        ]),
+      ).rejects.toThrow(/Invalid transaction/);
+    } finally {
+      node.intercept();
+    }
+  });
+
   it('answers triggerconstantcontract with energy_used and a revert as java-tron does', async () => {
     const answer = await post('/wallet/triggerconstantcontract', {
       owner_address: other.hexAddress,
