@@ -1,13 +1,12 @@
 import type { EVMRunCallOpts } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address } from '@ethereumjs/util';
-import { secp256k1 } from '@noble/curves/secp256k1';
-import { keccak256, sha256 } from 'viem';
 import { equalBytes, hex } from './address.js';
 import { blockId, encodeSignedTransaction, signHeader, transactionRoot, type BlockHeader, type SignedTransaction } from './block.js';
 import { createTronEvm, deploymentAddress, type TronEvm } from './evm.js';
 import { cloneResources, energyLeft, freeNetLeft, newResources, recovered, type AccountResources } from './resources.js';
 import { Serial } from './serial.js';
+import { addressOfKey, recoverSigner } from './signature.js';
 import type { RawTransaction } from './transaction.js';
 
 export interface ChainParameters {
@@ -505,30 +504,4 @@ function resMessageOf(result: ContractResult, error: string): string {
   if (result === 'OUT_OF_ENERGY') return 'Not enough energy';
   if (result === 'REVERT') return 'REVERT opcode executed';
   return error;
-}
-
-/** The 20-byte address a secp256k1 private key controls: keccak256(uncompressed public key)[12:]. */
-export function addressOfKey(privateKey: Uint8Array): Uint8Array {
-  return keccak256(secp256k1.getPublicKey(privateKey, false).slice(1), 'bytes').slice(12);
-}
-
-/** The signer of a single-signature transaction, or undefined when the signature does not recover. */
-function recoverSigner(transaction: SignedTransaction): Uint8Array | undefined {
-  if (transaction.signatures.length !== 1) return undefined;
-  const signature = transaction.signatures[0] as Uint8Array;
-  if (signature.length !== 65) return undefined;
-  const v = signature[64] as number;
-  const recovery = v >= 27 ? v - 27 : v;
-  if (recovery !== 0 && recovery !== 1) return undefined;
-  try {
-    const publicKey = secp256k1.Signature.fromCompact(signature.slice(0, 64)).addRecoveryBit(recovery).recoverPublicKey(transaction.id).toRawBytes(false);
-    return keccak256(publicKey.slice(1), 'bytes').slice(12);
-  } catch {
-    return undefined;
-  }
-}
-
-/** txID: sha256 of the raw data's bytes. */
-export function transactionId(rawBytes: Uint8Array): Uint8Array {
-  return sha256(rawBytes, 'bytes');
 }

@@ -2,8 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keccak256, toBytes } from 'viem';
 import { formatAddress, hex, parseAddress } from './address.js';
-import { addressOfKey, TronChain, type Block, type ChainParameters } from './chain.js';
+import { TronChain, type Block, type ChainParameters } from './chain.js';
 import { handleJsonRpc } from './json-rpc.js';
+import { addressOfKey } from './signature.js';
 import { walletRoutes, type WalletRequest } from './wallet-api.js';
 
 /**
