@@ -24,6 +24,8 @@ export interface TronNodeOptions {
   chainId?: number;
   /** When set, every request must carry `TRON-PRO-API-KEY: <apiKey>` or is answered 401. */
   apiKey?: string;
+  /** How long a transaction the node builds stays valid after the head block (default 60,000 ms, java-tron's). */
+  expirationMs?: number;
   /** eth_getLogs' widest range (default 5000, java-tron's). */
   maxBlockRange?: number;
   /** How many pre-funded accounts (default 4), each with `accountBalance` sun (default 1,000,000 TRX). */
@@ -97,7 +99,7 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
     witnessKey: keccak256(toBytes('ivory tron devnet witness'), 'bytes'),
     now: () => Date.now(),
   });
-  const routes = walletRoutes(chain);
+  const routes = walletRoutes(chain, options.expirationMs ?? 60_000);
   const rpcOptions = { chainId, maxBlockRange: options.maxBlockRange ?? 5000 };
   const requests: SeenRequest[] = [];
   let interceptor: AnswerInterceptor | undefined;

@@ -8,21 +8,39 @@ import { abiFromJson, decodeRaw, encodeRaw, rawFromJson, type ContractCall, type
 
 type Json = Record<string, unknown>;
 
+/** Builds an unsigned transaction on the head block: reference block, expiration, timestamp. */
+type BuildUnsigned = (contract: ContractCall, feeLimit: bigint, permissionId: number) => RawTransaction;
+
 /** A request's body (POST) or query (GET), merged; `visible` read once. */
 export interface WalletRequest {
   body: Json;
   visible: boolean;
 }
 
-/** How long an unsigned transaction built by the node stays valid: java-tron's default 60 s. */
-const EXPIRATION_MS = 60_000;
 const TOTAL_NET_LIMIT = 43_200_000_000;
 const TOTAL_NET_WEIGHT = 26_000_000_000;
 const TOTAL_ENERGY_LIMIT = 180_000_000_000;
 const TOTAL_ENERGY_WEIGHT = 19_000_000_000;
 
-/** java-tron's HTTP endpoints this node serves, by path, each answering java-tron's JSON. */
-export function walletRoutes(chain: TronChain): Map<string, (request: WalletRequest) => Promise<Json>> {
+/**
+ * java-tron's HTTP endpoints this node serves, by path, each answering java-tron's JSON.
+ * `expirationMs` is how long a transaction the node builds stays valid after the head block
+ * (java-tron's `trx.expiration.timeInMilliseconds`, 60 s by default).
+ */
+export function walletRoutes(chain: TronChain, expirationMs: number): Map<string, (request: WalletRequest) => Promise<Json>> {
+  const unsigned = (contract: ContractCall, feeLimit: bigint, permissionId: number): RawTransaction => {
+    const head = chain.head();
+    return {
+      refBlockBytes: head.id.slice(6, 8),
+      refBlockHash: head.id.slice(8, 16),
+      expiration: head.header.timestamp + expirationMs,
+      timestamp: Date.now(),
+      feeLimit,
+      data: new Uint8Array(),
+      contract,
+      permissionId,
+    };
+  };
   const routes = new Map<string, (request: WalletRequest) => Promise<Json>>();
   routes.set('/wallet/getnowblock', async ({ visible }) => blockJson(chain.head(), visible, true));
   routes.set('/walletsolidity/getnowblock', async ({ visible }) => blockJson(chain.solid(), visible, true));
@@ -51,10 +69,10 @@ export function walletRoutes(chain: TronChain): Map<string, (request: WalletRequ
   routes.set('/wallet/getaccount', async ({ body, visible }) => accountJson(chain, requireAddress(body.address, 'address'), visible));
   routes.set('/walletsolidity/getaccount', async ({ body, visible }) => accountJson(chain, requireAddress(body.address, 'address'), visible));
   routes.set('/wallet/getaccountresource', async ({ body }) => accountResourceJson(chain, requireAddress(body.address, 'address')));
-  routes.set('/wallet/triggerconstantcontract', async (request) => triggerConstant(chain, request));
-  routes.set('/wallet/triggersmartcontract', async (request) => triggerSmart(chain, request));
-  routes.set('/wallet/deploycontract', async (request) => deployContract(chain, request));
-  routes.set('/wallet/createtransaction', async (request) => createTransaction(chain, request));
+  routes.set('/wallet/triggerconstantcontract', async (request) => triggerConstant(chain, unsigned, request));
+  routes.set('/wallet/triggersmartcontract', async (request) => triggerSmart(chain, unsigned, request));
+  routes.set('/wallet/deploycontract', async (request) => deployContract(unsigned, request));
+  routes.set('/wallet/createtransaction', async (request) => createTransaction(chain, unsigned, request));
   routes.set('/wallet/broadcasttransaction', async ({ body }) => broadcast(chain, body));
   routes.set('/wallet/gettransactioninfobyid', async ({ body }) => transactionInfo(chain, String(body.value ?? ''), false));
   routes.set('/walletsolidity/gettransactioninfobyid', async ({ body }) => transactionInfo(chain, String(body.value ?? ''), true));
@@ -160,20 +178,6 @@ function callData(body: Json): Uint8Array {
   return fromHex(String(body.data ?? ''));
 }
 
-function refBlock(chain: TronChain): Pick<RawTransaction, 'refBlockBytes' | 'refBlockHash' | 'expiration' | 'timestamp'> {
-  const head = chain.head();
-  return {
-    refBlockBytes: head.id.slice(6, 8),
-    refBlockHash: head.id.slice(8, 16),
-    expiration: head.header.timestamp + EXPIRATION_MS,
-    timestamp: Date.now(),
-  };
-}
-
-function unsigned(chain: TronChain, contract: ContractCall, feeLimit: bigint, permissionId: number): RawTransaction {
-  return { ...refBlock(chain), feeLimit, data: new Uint8Array(), contract, permissionId };
-}
-
 function integer(value: unknown): bigint {
   if (value === undefined || value === null || value === '') return 0n;
   return BigInt(Number(value));
@@ -183,7 +187,7 @@ function validationFailure(message: string): Json {
   return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hex(toBytes(message)) } };
 }
 
-async function triggerConstant(chain: TronChain, { body, visible }: WalletRequest): Promise<Json> {
+async function triggerConstant(chain: TronChain, unsigned: BuildUnsigned, { body, visible }: WalletRequest): Promise<Json> {
   const owner = parseAddress(body.owner_address) ?? new Uint8Array(20);
   const contract = requireAddress(body.contract_address, 'contract_address');
   const data = callData(body);
@@ -192,7 +196,7 @@ async function triggerConstant(chain: TronChain, { body, visible }: WalletReques
   if (!target.isContract) return validationFailure('No contract or not a valid smart contract');
   const result = await chain.constantCall(owner, contract, data, callValue);
   const contractCall: ContractCall = { type: 'TriggerSmartContract', owner, contract, callValue, data, callTokenValue: integer(body.call_token_value), tokenId: integer(body.token_id) };
-  const transaction = unsignedTransactionJson(unsigned(chain, contractCall, 0n, 0), visible);
+  const transaction = unsignedTransactionJson(unsigned(contractCall, 0n, 0), visible);
   // java-tron answers a failed constant call with result.result still true, a message and a FAILED ret.
   const failed = result.error !== undefined;
   const message = result.error === 'revert' ? 'REVERT opcode executed' : result.error;
@@ -205,7 +209,7 @@ async function triggerConstant(chain: TronChain, { body, visible }: WalletReques
   };
 }
 
-async function triggerSmart(chain: TronChain, { body, visible }: WalletRequest): Promise<Json> {
+async function triggerSmart(chain: TronChain, unsigned: BuildUnsigned, { body, visible }: WalletRequest): Promise<Json> {
   const owner = requireAddress(body.owner_address, 'owner_address');
   const contract = requireAddress(body.contract_address, 'contract_address');
   const target = await chain.account(contract);
@@ -219,11 +223,11 @@ async function triggerSmart(chain: TronChain, { body, visible }: WalletRequest):
     callTokenValue: integer(body.call_token_value),
     tokenId: integer(body.token_id),
   };
-  const transaction = unsignedTransactionJson(unsigned(chain, call, integer(body.fee_limit), Number(body.Permission_id ?? 0)), visible);
+  const transaction = unsignedTransactionJson(unsigned(call, integer(body.fee_limit), Number(body.Permission_id ?? 0)), visible);
   return { result: { result: true }, transaction };
 }
 
-async function deployContract(chain: TronChain, { body, visible }: WalletRequest): Promise<Json> {
+async function deployContract(unsigned: BuildUnsigned, { body, visible }: WalletRequest): Promise<Json> {
   const owner = requireAddress(body.owner_address, 'owner_address');
   const bytecode = fromHex(String(body.bytecode ?? '') + String(body.parameter ?? '').replace(/^0x/, ''));
   if (bytecode.length === 0) throw new Error('bytecode is empty');
@@ -242,19 +246,19 @@ async function deployContract(chain: TronChain, { body, visible }: WalletRequest
       originEnergyLimit: integer(body.origin_energy_limit ?? 10_000_000),
     },
   };
-  const transaction = unsignedTransactionJson(unsigned(chain, call, integer(body.fee_limit), Number(body.Permission_id ?? 0)), visible);
+  const transaction = unsignedTransactionJson(unsigned(call, integer(body.fee_limit), Number(body.Permission_id ?? 0)), visible);
   const address = deploymentAddress(fromHex(String(transaction.txID)), owner);
   return { ...transaction, contract_address: formatAddress(address, visible) };
 }
 
-async function createTransaction(chain: TronChain, { body, visible }: WalletRequest): Promise<Json> {
+async function createTransaction(chain: TronChain, unsigned: BuildUnsigned, { body, visible }: WalletRequest): Promise<Json> {
   const call: ContractCall = {
     type: 'TransferContract',
     owner: requireAddress(body.owner_address, 'owner_address'),
     to: requireAddress(body.to_address, 'to_address'),
     amount: integer(body.amount),
   };
-  const raw = unsigned(chain, call, 0n, Number(body.Permission_id ?? 0));
+  const raw = unsigned(call, 0n, Number(body.Permission_id ?? 0));
   const problem = await chain.validate(raw);
   if (problem !== undefined) return { Error: `class org.tron.core.exception.ContractValidateException : ${problem}` };
   return unsignedTransactionJson(raw, visible);

@@ -478,6 +478,30 @@ describe('local Tron node: hooks', () => {
     expect(await tronWeb.trx.getBalance(receiver)).toBe(1_000_000);
   });
 
+  it('builds transactions that expire after expirationMs: dropped from the pool, refused once the head passes them', async () => {
+    const quick = await startTronNode({ blockMs: 0, expirationMs: 200 });
+    try {
+      const [sender, receiver] = quick.accounts as [typeof owner, typeof owner];
+      const client = new TronWeb({ fullHost: quick.url, privateKey: sender.privateKey });
+      const build = async (amount: number): Promise<Json> => {
+        const response = await fetch(`${quick.url}/wallet/createtransaction`, {
+          method: 'POST',
+          body: JSON.stringify({ owner_address: sender.hexAddress, to_address: receiver.hexAddress, amount }),
+        });
+        return client.trx.sign((await response.json()) as never);
+      };
+      const pending = await build(1);
+      const late = await build(2);
+      expect(((await client.trx.sendRawTransaction(pending as never)) as Json).result).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await quick.mineBlock();
+      expect(await client.trx.getTransactionInfo(pending.txID as string)).toEqual({});
+      expect(((await client.trx.sendRawTransaction(late as never)) as Json).code).toBe('TRANSACTION_EXPIRATION_ERROR');
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('produces blocks on its timer and can be paused', async () => {
     const timed = await startTronNode({ blockMs: 100, solidLag: 1 });
     try {
