@@ -109,12 +109,18 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      void answer(request, text).then(({ status, body }) => {
-        const path = new URL(request.url ?? '/', 'http://node').pathname;
-        const sent = status === 200 && interceptor !== undefined ? (interceptor(path, parseOrText(text), body) ?? body) : body;
-        response.writeHead(status, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(sent));
-      });
+      answer(request, text)
+        .then(({ status, body }) => {
+          const path = new URL(request.url ?? '/', 'http://node').pathname;
+          const sent = status === 200 && interceptor !== undefined ? (interceptor(path, parseOrText(text), body) ?? body) : body;
+          response.writeHead(status, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(sent));
+        })
+        .catch((error: unknown) => {
+          console.error('tron node: request failed', error);
+          response.writeHead(500, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ Error: String(error) }));
+        });
     });
   });
 
