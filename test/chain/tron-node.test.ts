@@ -42,7 +42,15 @@ contract UsdtLike {
   }
 }`;
 
+let compiled: Record<string, Artifact> | undefined;
+
+/** solc takes about a second: compile once per file. */
 function compileTestContracts(): Record<string, Artifact> {
+  compiled ??= compileSource();
+  return compiled;
+}
+
+function compileSource(): Record<string, Artifact> {
   const output = JSON.parse(
     solc.compile(
       JSON.stringify({
@@ -411,9 +419,9 @@ describe('local Tron node: contracts and energy', () => {
   });
 
   it('derives CREATE2 addresses the TVM way (0x41 ‖ factory ‖ salt ‖ keccak256(init code)) and CREATE from the txID', async () => {
-    const compiled = compileTestContracts();
-    const childCode = `0x${compiled.Child?.bytecode}` as const;
-    const factory = TronWeb.address.toHex(await deploy('Factory', owner, compiled.Factory));
+    const contracts = compileTestContracts();
+    const childCode = `0x${contracts.Child?.bytecode}` as const;
+    const factory = TronWeb.address.toHex(await deploy('Factory', owner, contracts.Factory));
 
     const salt = `0x${'ab'.repeat(32)}` as const;
     const create2 = await tronWeb.transactionBuilder.triggerSmartContract(factory, 'deploy2(bytes32)', { feeLimit: 1_000_000_000 }, [{ type: 'bytes32', value: salt }]);
