@@ -31,7 +31,7 @@ const platformZone = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', 'dist-devnets/', 'data/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
