@@ -1,4 +1,4 @@
-// `node --experimental-strip-types devnets/solana-node/main.ts --port 8899 --slot-ms 400`: starts the
+// `npx vite-node devnets/solana-node/main.ts --port 8899 --slot-ms 400`: starts the
 // local Solana node and prints one JSON line, `{ "rpc_url", "accounts": [{ "address", "secret_key" }] }`
 // (secret_key: base64 of the 64-byte keypair, seed then public key). Runs until interrupted.
 
