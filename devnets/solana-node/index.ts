@@ -94,12 +94,17 @@ async function newKeyPair(): Promise<{ signer: KeyPairSigner; secretKey: Uint8Ar
 }
 
 export async function startSolanaNode(options: SolanaNodeOptions = {}): Promise<SolanaNode> {
-  const chain = new Chain({
+  const settings = {
     slotMs: options.slotMs ?? 400,
     confirmedLag: options.confirmedLag ?? 2,
     finalizedLag: options.finalizedLag ?? 32,
     blockhashValidity: options.blockhashValidity ?? 150,
-  });
+  };
+  // A finalized blockhash must still be valid, or a client reading at `finalized` could never send.
+  if (!(settings.confirmedLag <= settings.finalizedLag && settings.finalizedLag < settings.blockhashValidity)) {
+    throw new RangeError(`need confirmedLag ≤ finalizedLag < blockhashValidity, got ${settings.confirmedLag}, ${settings.finalizedLag}, ${settings.blockhashValidity}`);
+  }
+  const chain = new Chain(settings);
   const faucet = (await newKeyPair()).signer;
   chain.fundAtGenesis(faucet.address, 1_000_000_000n * 1_000_000_000n);
   const accounts: FundedAccount[] = [];

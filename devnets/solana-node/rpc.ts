@@ -6,6 +6,7 @@
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { type AccountState, type Chain, type Commitment, type LandedTransaction, type TokenBalance, type CompiledInstructionRecord } from './chain.js';
 import { TOKEN_2022_PROGRAM, readMint, readTokenAccount, uiTokenAmount } from './token-layout.js';
+import { parsedInstruction } from './parsed-instructions.js';
 import { describeError } from './transaction-errors.js';
 
 const API_VERSION = '2.2.7';
@@ -341,14 +342,10 @@ function instructionJson(instruction: CompiledInstructionRecord): unknown {
   return { programIdIndex: instruction.programIdIndex, accounts: instruction.accounts, data: getBase58Decoder().decode(instruction.data), stackHeight: instruction.stackHeight };
 }
 
-/** `jsonParsed` instructions here are Solana's "partially decoded" form: program, account addresses, base58 data. */
 function instructionParsed(transaction: LandedTransaction, instruction: CompiledInstructionRecord): unknown {
-  return {
-    programId: transaction.accountKeys[instruction.programIdIndex],
-    accounts: instruction.accounts.map((index) => transaction.accountKeys[index]),
-    data: getBase58Decoder().decode(instruction.data),
-    stackHeight: instruction.stackHeight,
-  };
+  const programId = transaction.accountKeys[instruction.programIdIndex] ?? '';
+  const accounts = instruction.accounts.map((index) => transaction.accountKeys[index] ?? '');
+  return parsedInstruction({ programId, accounts, data: instruction.data }, instruction.stackHeight);
 }
 
 function transactionMeta(transaction: LandedTransaction, parsed: boolean): unknown {

@@ -133,6 +133,10 @@ describe('local Solana node: slots, blockhashes, commitments', () => {
     expect((await rpc.isBlockhashValid(value.blockhash, { commitment: 'processed' }).send()).value).toBe(true);
   });
 
+  it('refuses lags a client could not work with: a finalized blockhash must still be valid', async () => {
+    await expect(startSolanaNode({ autoAdvance: false, finalizedLag: 10, blockhashValidity: 10 })).rejects.toThrow(RangeError);
+  });
+
   it('advances slots on its timer, and pauses', async () => {
     const timed = await startSolanaNode({ slotMs: 20, finalizedLag: 4, fundedAccounts: 0 });
     try {
@@ -223,6 +227,24 @@ describe('local Solana node: SPL Token transfers through @solana/kit', () => {
     const parsed = await rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }).send();
     expect(parsed!.meta!.postTokenBalances).toEqual(json!.meta!.postTokenBalances);
     expect(parsed!.transaction.message.accountKeys).toContainEqual({ pubkey: payer.address, signer: true, source: 'transaction', writable: true });
+    expect(parsed!.transaction.message.instructions).toEqual([
+      {
+        program: 'spl-token',
+        programId: TOKEN_PROGRAM_ADDRESS,
+        parsed: {
+          type: 'transferChecked',
+          info: {
+            source: scene.source,
+            mint: scene.mint,
+            destination: scene.destination,
+            authority: payer.address,
+            // kit turns every number of a parsed instruction into a bigint, as it would a validator's.
+            tokenAmount: { amount: '250500000', decimals: 6n, uiAmount: 250.5, uiAmountString: '250.5' },
+          },
+        },
+        stackHeight: null,
+      },
+    ]);
 
     const raw = await post('getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }]);
     expect(raw).toMatchObject({ result: { slot: expect.any(Number), blockTime: expect.any(Number), meta: { status: { Ok: null }, rewards: [] } } });
