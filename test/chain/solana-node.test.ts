@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import {
   TOKEN_PROGRAM_ADDRESS,
@@ -39,6 +43,7 @@ const TOKEN_2022_PROGRAM_ADDRESS = address(TOKEN_2022_PROGRAM);
 // Issue 24 item 8: the local Solana node serves item 3's JSON-RPC methods in a validator's wire
 // shapes. @solana/kit is the client throughout: what it accepts here, it accepts from a real node.
 
+const root = path.resolve(import.meta.dirname, '../..');
 const CONFIRMED_LAG = 2;
 const FINALIZED_LAG = 5;
 const BLOCKHASH_VALIDITY = 10;
@@ -172,6 +177,28 @@ describe('local Solana node: slots, blockhashes, commitments', () => {
     await expect(rpc.getBalance(address('11111111111111111111111111111111'), { commitment: 'processed' }).send()).resolves.toBeDefined();
     const error = await rpc.getTokenAccountBalance(payer.address).send().catch((caught: unknown) => caught);
     expect(isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)).toBe(true);
+  });
+});
+
+describe('local Solana node: the command line', () => {
+  it('prints one JSON line with the RPC URL and funded accounts whose keys sign for their addresses', async () => {
+    const child = spawn(process.execPath, [path.join(root, 'node_modules/vite-node/vite-node.mjs'), 'devnets/solana-node/main.ts', '--port', '0', '--slot-ms', '50', '--confirmed-lag', '1', '--finalized-lag', '3'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      const started = JSON.parse(line) as { rpc_url: string; accounts: { address: string; secret_key: string }[] };
+      expect(started.accounts).toHaveLength(3);
+      const signer = await createKeyPairSignerFromBytes(Uint8Array.from(Buffer.from(started.accounts[0]!.secret_key, 'base64')));
+      expect(signer.address).toBe(started.accounts[0]!.address);
+      const cliRpc = createSolanaRpc(started.rpc_url);
+      expect((await cliRpc.getBalance(signer.address, { commitment: 'processed' }).send()).value).toBe(lamports(1_000_000_000_000n));
+      expect(await cliRpc.getSlot({ commitment: 'finalized' }).send()).toBeGreaterThan(0n);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 });
 
@@ -336,6 +363,16 @@ describe('local Solana node: SPL Token transfers through @solana/kit', () => {
     expect((await rpc.getSignatureStatuses([settled]).send()).value[0]?.confirmationStatus).toBe('finalized');
     expect(node.drop(settled)).toEqual({ dropped: false, reason: 'finalized' });
     expect((await rpc.getTokenAccountBalance(scene.destination, { commitment: 'finalized' }).send()).value.amount).toBe('1000000');
+  });
+
+  it('loses, with the dropped transaction, a later one that only its lamports could pay for', async () => {
+    const newcomer = await generateKeyPairSigner();
+    const funding = await node.airdrop(newcomer.address, 10_000_000n);
+    const spend = await send([getTransferSolInstruction({ source: newcomer, destination: payer.address, amount: lamports(1_000_000n) })], { feePayer: newcomer });
+    expect(node.drop(funding)).toEqual({ dropped: true, signature: funding, replayed: [], lost: [spend] });
+    expect((await rpc.getSignatureStatuses([funding, spend]).send()).value).toEqual([null, null]);
+    expect((await rpc.getBalance(newcomer.address, { commitment: 'processed' }).send()).value).toBe(lamports(0n));
+    expect(await rpc.getSignaturesForAddress(newcomer.address, { commitment: 'confirmed' }).send()).toEqual([]);
   });
 
   it('works the same for a Token-2022 mint', async () => {
