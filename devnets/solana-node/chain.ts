@@ -187,10 +187,6 @@ export class Chain {
     this.timer = undefined;
   }
 
-  get running(): boolean {
-    return this.timer !== undefined;
-  }
-
   advance(slots: number): void {
     for (let step = 0; step < slots; step += 1) {
       this.slotNow += 1n;
