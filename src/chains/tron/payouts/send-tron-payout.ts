@@ -136,8 +136,9 @@ async function signAndSend(deps: SendTronPayoutDeps, request: PayoutRequest, for
   });
   const rawDataHex = built.transaction?.raw_data_hex?.toLowerCase();
   if (built.result?.result !== true || rawDataHex === undefined) throw new Error(`the node built no transaction: ${built.result?.message ?? 'no answer'}`);
-  const localNow = BigInt(clock.now().getTime());
-  const decoded = checkTrigger(rawDataHex, { owner: relayerWire, contract: factoryWire, data, feeLimit }, localNow - 60_000n);
+  // Expiration is judged by the chain's clock (block timestamps), which is what the network enforces.
+  const head = await headBlock(api);
+  const decoded = checkTrigger(rawDataHex, { owner: relayerWire, contract: factoryWire, data, feeLimit }, head.timestamp);
   const txId = transactionId(rawDataHex);
   const signature = signTransactionId(txId, relayer.privateKey);
   await deps.hooks?.afterSign?.();

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { addressCodec } from '../../src/chains/index.js';
+import {
+  createTronDeposit,
+  createTronInvoice,
+  liveTronShop,
+  payTron,
+  readTronIssuance,
+  solidifyTron,
+  startTronHarness,
+  tronAdminNetworks,
+  tronBalanceOf,
+  type TronHarness,
+} from '../support/tron-chain.js';
+import { eventTypes } from '../support/evm-chain.js';
+
+// Issue 23 "Tests": whole lifecycles on the local Tron node (devnets/tron-node) through the real
+// app: catalogue entry with api_url → Tron driver, watcher over /jsonrpc, payouts in energy,
+// balances checked on chain. The token is Tether-like: its transfer returns false on success.
+
+const usd = (whole: number) => BigInt(Math.round(whole * 1_000_000));
+/** LEDGER "Fees" with the harness's terms (50 bps, min 0.1, max 5 tokens), in 6-decimal units. */
+const fee = (amount: bigint) => {
+  const raw = (amount * 50n) / 10_000n;
+  return raw < 100_000n ? 100_000n : raw > 5_000_000n ? 5_000_000n : raw;
+};
+const newRecipient = () => addressCodec('tron').spellAddress(Buffer.from(privateKeyToAccount(generatePrivateKey()).address.slice(2), 'hex'));
+
+describe('live Tron invoices and deposits on the local Tron node', () => {
+  let chain: TronHarness;
+  let relayer: string;
+  beforeAll(async () => {
+    chain = await startTronHarness();
+    const [network] = await tronAdminNetworks(chain.app);
+    relayer = network?.relayer_address ?? '';
+    await chain.node.fund(relayer, 1_000_000_000n);
+  }, 120_000);
+  afterAll(async () => {
+    await chain?.close();
+  });
+
+  it('the operator sees the relayer as T… with its TRX in sun and its energy', async () => {
+    const [network] = await tronAdminNetworks(chain.app);
+    expect(network?.chain_id).toBe(chain.node.chainId);
+    expect(network?.relayer_address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+    expect(network?.relayer_balance).toBe('1000000000');
+    expect(network?.relayer_energy).toBe(0);
+  });
+
+  it('an exact invoice: a T… address at once, credited at the solidified block, swept (amount − fee, fee), settled', async () => {
+    const recipient = newRecipient();
+    const shop = await liveTronShop(chain.app, recipient);
+    const amount = usd(25);
+    const invoice = await createTronInvoice(chain, shop, amount);
+    expect(invoice.status).toBe('open');
+    expect(invoice.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+
+    const feeWalletBefore = await tronBalanceOf(chain, chain.feeWallet);
+    await payTron(chain, invoice.address, amount);
+    await solidifyTron(chain, 6);
+    const settled = await readTronIssuance(chain, shop, invoice.id);
+    expect(settled.status).toBe('settled');
+    expect(settled.received).toBe(amount.toString());
+    expect(await eventTypes(chain as never, invoice.id)).toEqual(['transfer.observed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);
+    expect(await tronBalanceOf(chain, recipient)).toBe(amount - fee(amount));
+    expect((await tronBalanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(fee(amount));
+    expect(await tronBalanceOf(chain, invoice.address)).toBe(0n);
+    expect(settled.payout_tx_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a deposit takes two top-ups and sweeps twice', async () => {
+    const recipient = newRecipient();
+    const shop = await liveTronShop(chain.app, recipient);
+    const deposit = await createTronDeposit(chain, shop);
+    expect(deposit.address).toMatch(/^T/);
+    await payTron(chain, deposit.address, usd(40));
+    await solidifyTron(chain, 6);
+    expect(await tronBalanceOf(chain, recipient)).toBe(usd(40) - fee(usd(40)));
+    await payTron(chain, deposit.address, usd(60));
+    await solidifyTron(chain, 6);
+    expect(await tronBalanceOf(chain, recipient)).toBe(usd(100) - fee(usd(40)) - fee(usd(60)));
+    expect((await readTronIssuance(chain, shop, deposit.id)).received).toBe(usd(100).toString());
+  });
+});
