@@ -221,6 +221,7 @@ const en = {
     last30: 'Received, last 30 days',
     openInvoices: 'Open invoices',
     failingEndpoints: 'Webhook endpoints failing',
+    pendingSweeps: 'Deposits waiting for a sweep',
     nothing: 'nothing yet',
   },
   team: {
@@ -508,6 +509,7 @@ const ru: DashboardText = {
     last30: 'Получено за 30 дней',
     openInvoices: 'Открытые счета',
     failingEndpoints: 'Вебхуки с ошибками',
+    pendingSweeps: 'Депозиты, ожидающие вывода средств',
     nothing: 'пока ничего',
   },
   team: {

@@ -646,6 +646,13 @@
       $('#more').hidden = !paymentsCursor;
     });
   }
+  // Deposits waiting for a sweep: read by the server (the API has no route for it) and sent with the page.
+  var pendingSweeps = document.getElementById('pending-sweeps') ? JSON.parse(document.getElementById('pending-sweeps').textContent) : {};
+  function waitingSweeps(shopId) {
+    var figure = pendingSweeps[shopId];
+    if (!figure || figure.deposits === 0) return '0';
+    return figure.deposits + ' (' + figure.amounts.map(function (a) { return amountText(a.amount, a.chain_id, a.token, a.token_decimals); }).join(', ') + ')';
+  }
   function overviewCard(shop) {
     var t = labels.overview;
     var card = el('section', { class: 'card', 'aria-busy': 'true' }, [el('h2', {}, [el('a', { href: d.base + '/invoices?shop=' + shop.id, text: shop.name }), ' ', el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') })])]);
@@ -673,7 +680,7 @@
       }
       var endpoints = Array.isArray(answers[2]) ? answers[2] : answers[2].data || [];
       var open = answers[1].data.length + (answers[1].next_cursor ? '+' : '');
-      [[t.last7, total(sums.week)], [t.last30, total(sums.month)], [t.openInvoices, String(open)], [t.failingEndpoints, String(endpoints.filter(function (e) { return !e.enabled; }).length)]].forEach(function (pair) {
+      [[t.last7, total(sums.week)], [t.last30, total(sums.month)], [t.openInvoices, String(open)], [t.pendingSweeps, waitingSweeps(shop.id)], [t.failingEndpoints, String(endpoints.filter(function (e) { return !e.enabled; }).length)]].forEach(function (pair) {
         card.appendChild(el('p', {}, [el('span', { class: 'muted', text: pair[0] + ': ' }), pair[1]]));
       });
     }, function (error) { card.appendChild(el('p', { class: 'error', text: message(error) })); }).then(function () { card.removeAttribute('aria-busy'); });
