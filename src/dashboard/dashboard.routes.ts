@@ -97,7 +97,7 @@ export async function dashboardRoutes(server: IvoryServer, context: AppContext):
     const lang: Lang = preference(request, reply, query.lang, LANG_COOKIE, isLang) ?? langFromAcceptLanguage(request.headers['accept-language']);
     const theme: Theme = preference(request, reply, query.theme, THEME_COOKIE, isTheme) ?? 'system';
     // Past the detour, a screen other than sign-in, onboarding and invite has a session.
-    const pendingSweeps = screen === 'overview' && session !== undefined ? await overviewFigures(context.db, session.principal) : undefined;
+    const overview = screen === 'overview' && session !== undefined ? await overviewFigures(context.db, session.principal, context.clock.now()) : undefined;
     void reply
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Content-Security-Policy', dashboardSecurityPolicy(nonce))
@@ -122,7 +122,7 @@ export async function dashboardRoutes(server: IvoryServer, context: AppContext):
         factorStep: session?.factorPending === true,
         itemId: params.id,
         assetVersion: assets.version,
-        pendingSweeps,
+        overview,
       }),
     );
   }

@@ -2,3 +2,4 @@
 export { paymentsRoutes, UnmatchedTransferSchema } from './payments.routes.js';
 export { listUnmatched, type UnmatchedTransferPage, type UnmatchedTransferView } from './list-unmatched-transfers.js';
 export { listPendingSweeps, type PendingSweepAmount, type PendingSweepsView } from './list-pending-sweeps.js';
+export { listReceivedTotals, type ReceivedTotalsView } from './list-received-totals.js';

@@ -665,41 +665,27 @@
       $('#more').hidden = !paymentsCursor;
     });
   }
-  // Deposits waiting for a sweep: read by the server (the API has no route for it) and sent with the page.
-  var pendingSweeps = document.getElementById('pending-sweeps') ? JSON.parse(document.getElementById('pending-sweeps').textContent) : {};
+  // Received money and deposits waiting for a sweep: read by the server over the whole history (the API has no route for them) and sent with the page.
+  var figures = document.getElementById('overview-figures') ? JSON.parse(document.getElementById('overview-figures').textContent) : { pending_sweeps: {}, received: {} };
+  function amountsText(amounts) {
+    return amounts.length ? amounts.map(function (a) { return amountText(a.amount, a.chain_id, a.token, a.token_decimals); }).join(', ') : labels.overview.nothing;
+  }
   function waitingSweeps(shopId) {
-    var figure = pendingSweeps[shopId];
+    var figure = figures.pending_sweeps[shopId];
     if (!figure || figure.deposits === 0) return '0';
-    return figure.deposits + ' (' + figure.amounts.map(function (a) { return amountText(a.amount, a.chain_id, a.token, a.token_decimals); }).join(', ') + ')';
+    return figure.deposits + ' (' + amountsText(figure.amounts) + ')';
   }
   function overviewCard(shop) {
     var t = labels.overview;
     var card = el('section', { class: 'card', 'aria-busy': 'true' }, [el('h2', {}, [el('a', { href: d.base + '/invoices?shop=' + shop.id, text: shop.name }), ' ', el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') })])]);
-    var path = '/shops/' + shop.id;
-    var now = Date.now(), week = now - 7 * 864e5, month = now - 30 * 864e5;
+    var path = '/shops/' + shop.id, received = figures.received[shop.id] || { last_7_days: [], last_30_days: [] };
     Promise.all([
-      api('GET', path + '/payments?limit=100'),
       api('GET', path + '/issuances?status=open&cancelled=false&limit=100'),
       state.canWrite ? api('GET', path + '/webhooks') : Promise.resolve([]),
     ]).then(function (answers) {
-      var sums = { week: {}, month: {} };
-      answers[0].data.forEach(function (payment) {
-        if (payment.type !== 'transfer' || payment.status !== 'confirmed') return;
-        var at = new Date(payment.created_at).getTime(), key = tokenKey(payment.chain_id, payment.token);
-        [['week', week], ['month', month]].forEach(function (span) {
-          if (at < span[1]) return;
-          var bucket = sums[span[0]];
-          bucket[key] = bucket[key] || { base: 0n, chain: payment.chain_id, token: payment.token, decimals: payment.token_decimals };
-          bucket[key].base += BigInt(payment.amount);
-        });
-      });
-      function total(bucket) {
-        var keys = Object.keys(bucket);
-        return keys.length ? keys.map(function (key) { var s = bucket[key]; return amountText(s.base.toString(), s.chain, s.token, s.decimals); }).join(', ') : t.nothing;
-      }
-      var endpoints = Array.isArray(answers[2]) ? answers[2] : answers[2].data || [];
-      var open = answers[1].data.length + (answers[1].next_cursor ? '+' : '');
-      [[t.last7, total(sums.week)], [t.last30, total(sums.month)], [t.openInvoices, String(open)], [t.pendingSweeps, waitingSweeps(shop.id)], [t.failingEndpoints, String(endpoints.filter(function (e) { return !e.enabled; }).length)]].forEach(function (pair) {
+      var endpoints = Array.isArray(answers[1]) ? answers[1] : answers[1].data || [];
+      var open = answers[0].data.length + (answers[0].next_cursor ? '+' : '');
+      [[t.last7, amountsText(received.last_7_days)], [t.last30, amountsText(received.last_30_days)], [t.openInvoices, String(open)], [t.pendingSweeps, waitingSweeps(shop.id)], [t.failingEndpoints, String(endpoints.filter(function (e) { return !e.enabled; }).length)]].forEach(function (pair) {
         card.appendChild(el('p', {}, [el('span', { class: 'muted', text: pair[0] + ': ' }), pair[1]]));
       });
     }, function (error) { card.appendChild(el('p', { class: 'error', text: message(error) })); }).then(function () { card.removeAttribute('aria-busy'); });
