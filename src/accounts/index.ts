@@ -13,3 +13,4 @@ export { findOrCreateIdentityUser } from './find-or-create-identity-user.js';
 export { startSession } from './start-session.js';
 export { sessionUserView, type SessionUserView } from './session.js';
 export { SessionAnswerSchema, SessionUserSchema } from './session-user.schema.js';
+export { listMerchants, type MerchantView } from './list-merchants.js';

@@ -26,6 +26,8 @@ export interface PageInput {
   /** The path parameter of the screen (an invoice or invitation id). */
   readonly itemId: string | undefined;
   readonly assetVersion: string;
+  /** Overview only: its figures by shop id, read on the server (decision 0034). */
+  readonly overview?: unknown;
 }
 
 /** CSP of every dashboard response: our origin only, scripts by nonce, nothing inline without it. */
@@ -138,6 +140,7 @@ export function renderDashboardPage(input: PageInput): string {
   // A data block, not a script: the CSP does not run it, the script reads it with JSON.parse.
   const words = JSON.stringify(CLIENT_TEXT[input.lang]).replace(/</g, '\\u003c');
   const labels = JSON.stringify(text).replace(/</g, '\\u003c');
+  const figures = input.overview === undefined ? '' : `<script type="application/json" id="overview-figures">${JSON.stringify(input.overview).replace(/</g, '\\u003c')}</script>`;
   return (
     `<!doctype html><html lang="${input.lang}" data-theme="${input.theme}"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
@@ -145,6 +148,6 @@ export function renderDashboardPage(input: PageInput): string {
     `<link rel="stylesheet" href="${input.base}/assets/dashboard.css?v=${input.assetVersion}">` +
     `<script nonce="${input.nonce}" src="${input.base}/assets/dashboard.js?v=${input.assetVersion}" defer></script></head>` +
     `<body ${data}><a class="skip" href="#main">${escapeHtml(text.skip)}</a>${header(input, text)}${layout}` +
-    `<script type="application/json" id="words">${words}</script><script type="application/json" id="labels">${labels}</script></body></html>`
+    `<script type="application/json" id="words">${words}</script><script type="application/json" id="labels">${labels}</script>${figures}</body></html>`
   );
 }

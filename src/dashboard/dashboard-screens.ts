@@ -154,6 +154,9 @@ function invoices({ text }: ScreenContext): string {
       ['deposit', t.deposit],
     ]) +
     select('invoice', 'asset', t.network, [], ' data-assets required') +
+    // Filled by the script with a checkbox per token and network; more than one option makes a group (SPEC "Invoices and deposits": assets).
+    `<fieldset class="field" id="invoice-assets" data-asset-checks aria-describedby="invoice-assets-error"><legend>${escapeHtml(t.alsoOffer)}</legend>` +
+    `<p class="error" id="invoice-assets-error" data-error-for="assets"></p></fieldset>` +
     field('invoice', 'amount', t.amount, { required: true, attributes: ' inputmode="decimal" autocomplete="off"' }) +
     select(
       'invoice',

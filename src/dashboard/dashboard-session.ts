@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { findUser, resolvePrincipal, sessionUserView } from '../accounts/index.js';
 import type { AppContext } from '../app-context.js';
 import { IvoryError } from '../platform/errors.js';
+import type { Principal } from '../platform/http/principal.js';
 import { readSessionCookie, sessionCookieSettings } from '../platform/http/session-cookie.js';
 
 /** What a screen needs to know of the person's cookie session before it renders. */
@@ -10,6 +11,8 @@ export interface DashboardSession {
   readonly onboardingRequired: boolean;
   /** The user has a second factor this session has not passed yet (decision 0012). */
   readonly factorPending: boolean;
+  /** Who the cookie names, as the API's own resolver gives it: what server-side figures are read as. */
+  readonly principal: Principal;
 }
 
 /**
@@ -29,7 +32,7 @@ export function dashboardSessionReader(context: AppContext): (request: FastifyRe
       const user = await findUser(context.db, principal.userId);
       if (user === undefined) return undefined;
       const view = sessionUserView(user, principal.mfaAt);
-      return { csrf: principal.csrfToken, onboardingRequired: view.onboarding_required, factorPending: view.mfa_required };
+      return { csrf: principal.csrfToken, onboardingRequired: view.onboarding_required, factorPending: view.mfa_required, principal };
     } catch (error) {
       if (error instanceof IvoryError && error.code === 'account_disabled') return undefined;
       throw error;

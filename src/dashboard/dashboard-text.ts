@@ -123,6 +123,7 @@ const en = {
     status: 'Status',
     anyStatus: 'Any status',
     network: 'Token and network',
+    alsoOffer: 'Also offer on (the payer chooses one)',
     anyNetwork: 'Any token',
     amount: 'Amount',
     externalId: 'External id (order number)',
@@ -221,6 +222,7 @@ const en = {
     last30: 'Received, last 30 days',
     openInvoices: 'Open invoices',
     failingEndpoints: 'Webhook endpoints failing',
+    pendingSweeps: 'Deposits waiting for a sweep',
     nothing: 'nothing yet',
   },
   team: {
@@ -410,6 +412,7 @@ const ru: DashboardText = {
     status: 'Статус',
     anyStatus: 'Любой статус',
     network: 'Токен и сеть',
+    alsoOffer: 'Также предложить (плательщик выберет один вариант)',
     anyNetwork: 'Любой токен',
     amount: 'Сумма',
     externalId: 'Внешний id (номер заказа)',
@@ -508,6 +511,7 @@ const ru: DashboardText = {
     last30: 'Получено за 30 дней',
     openInvoices: 'Открытые счета',
     failingEndpoints: 'Вебхуки с ошибками',
+    pendingSweeps: 'Депозиты, ожидающие вывода средств',
     nothing: 'пока ничего',
   },
   team: {

@@ -6,6 +6,7 @@ import type { AppContext } from '../app-context.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import { loadDashboardAssets } from './dashboard-assets.js';
+import { overviewFigures } from './dashboard-overview.js';
 import { dashboardSecurityPolicy, isTheme, renderDashboardPage, type Theme } from './dashboard-page.js';
 import type { ScreenId } from './dashboard-screens.js';
 import { dashboardSessionReader, type DashboardSession } from './dashboard-session.js';
@@ -95,6 +96,8 @@ export async function dashboardRoutes(server: IvoryServer, context: AppContext):
     const nonce = randomBytes(16).toString('base64');
     const lang: Lang = preference(request, reply, query.lang, LANG_COOKIE, isLang) ?? langFromAcceptLanguage(request.headers['accept-language']);
     const theme: Theme = preference(request, reply, query.theme, THEME_COOKIE, isTheme) ?? 'system';
+    // Past the detour, a screen other than sign-in, onboarding and invite has a session.
+    const overview = screen === 'overview' && session !== undefined ? await overviewFigures(context.db, session.principal, context.clock.now()) : undefined;
     void reply
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Content-Security-Policy', dashboardSecurityPolicy(nonce))
@@ -119,6 +122,7 @@ export async function dashboardRoutes(server: IvoryServer, context: AppContext):
         factorStep: session?.factorPending === true,
         itemId: params.id,
         assetVersion: assets.version,
+        overview,
       }),
     );
   }

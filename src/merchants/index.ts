@@ -24,3 +24,4 @@ export {
   upsertMerchantFeeTerms,
 } from './merchant-controls.repository.js';
 export type { LimitOverrides, MerchantControlsRow, MerchantFeeTermsRow } from './merchant-controls.repository.js';
+export { listShops } from './list-shops.js';

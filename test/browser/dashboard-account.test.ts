@@ -3,8 +3,10 @@ import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { launchChromium, openPage, type WatchedPage } from '../support/browser.js';
+import { launchChromium, openPage, seriousViolations, type WatchedPage } from '../support/browser.js';
 import { expectCleanScreen, inBothThemes, navigate, signInByEmail } from '../support/dashboard.js';
+import { newId } from '../../src/platform/crypto.js';
+import { createSession, createUser } from '../support/factories.js';
 import { freePort } from '../support/local-server.js';
 import { startMailCatcher, type MailCatcher } from '../support/mail-catcher.js';
 
@@ -124,5 +126,55 @@ describe('account screens in Chromium (issue 25)', () => {
     await page.getByLabel('Code from the authenticator app').fill(await codeOf(secret));
     await page.getByRole('button', { name: 'Confirm', exact: true }).click();
     await page.waitForURL(`${origin}/dashboard/shops`);
+  });
+});
+
+describe('onboarding a wallet-only account in Chromium (issue 25, Sign-in: "e-mail for wallet-only accounts")', () => {
+  it('asks for the e-mail only when the API answers email_required, shows refusals next to it, and the e-mail then signs in to the same account (SPEC "Account" POST /onboarding)', async () => {
+    // An agent's account: a wallet identity, no e-mail sign-in, not onboarded; its session reaches the browser as the cookie.
+    const user = await createUser(app.context.db);
+    await app.context.db.updateTable('users').set({ onboarded_at: null }).where('id', '=', user.id).execute();
+    await app.context.db
+      .insertInto('identities')
+      .values({ id: newId(), user_id: user.id, provider: 'wallet', subject: '0x2222222222222222222222222222222222222222', label: '0x2222…2222' })
+      .execute();
+    const session = await createSession(app.context.db, user.id);
+    const watched = await openPage(browser, origin, { viewport: { width: 1280, height: 900 } });
+    opened.push(watched);
+    const { page } = watched;
+    await watched.context.addCookies([{ name: 'ivory_session', value: session.token, url: origin }]);
+    await page.goto(`${origin}/dashboard/`);
+    await page.waitForURL(`${origin}/dashboard/onboarding`);
+    const email = page.getByLabel('E-mail for sign-in');
+    expect(await email.isVisible()).toBe(false);
+
+    await page.getByLabel('Business name').fill('Agent Works');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.locator('#onboard-email-error').innerText()).toBe('Enter an e-mail address for sign-in.');
+    expect(await email.isVisible()).toBe(true);
+    expect(await email.getAttribute('aria-invalid')).toBe('true');
+    // The 400 in the console is the API's answer the screen shows; axe still finds nothing serious.
+    expect((await seriousViolations(page)).join('\n')).toBe('');
+
+    // Bad input changes nothing: the account still owes onboarding, no merchant, no e-mail identity.
+    await email.fill('someone@mailinator.com');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.locator('#onboard-email-error').innerText()).toBe('Disposable e-mail addresses are not accepted.');
+    expect(await app.context.db.selectFrom('grants').select('id').where('user_id', '=', user.id).execute()).toHaveLength(0);
+    expect(await app.context.db.selectFrom('identities').select('provider').where('user_id', '=', user.id).execute()).toEqual([{ provider: 'wallet' }]);
+
+    await email.fill('agent@works.example.com');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${origin}/dashboard/shops`);
+    const identities = await app.context.db.selectFrom('identities').select(['provider', 'subject']).where('user_id', '=', user.id).orderBy('provider').execute();
+    expect(identities.map((identity) => identity.provider)).toEqual(['email', 'wallet']);
+
+    // The e-mail is now a sign-in method of the same account: a code sign-in lands on its Overview, not on onboarding.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/dashboard\/sign-in/);
+    await signInByEmail(page, app, catcher, 'agent@works.example.com');
+    await page.waitForURL(`${origin}/dashboard/`);
+    const sessions = await app.context.db.selectFrom('sessions').select('user_id').where('method', '=', 'email').execute();
+    expect(sessions.map((row) => row.user_id)).toContain(user.id);
   });
 });

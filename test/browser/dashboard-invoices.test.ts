@@ -5,7 +5,7 @@ import { launchChromium, openPage, type WatchedPage } from '../support/browser.j
 import { navigate } from '../support/dashboard.js';
 import { createOwnerWithShop } from '../support/factories.js';
 import { freePort } from '../support/local-server.js';
-import { BASE, BASE_USDC, createDeposit, createInvoice, usdc } from '../api/issuances-helpers.js';
+import { ARBITRUM, ARBITRUM_USDC, BASE, BASE_USDC, createDeposit, createInvoice, simulate, usdc } from '../api/issuances-helpers.js';
 import { registerEndpoint } from '../api/webhooks-helpers.js';
 
 // Issue 25, Invoices and Developers beyond the first-day journey: the list's filters and
@@ -117,6 +117,20 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     await page.getByRole('button', { name: 'Pause deposit' }).waitFor(LIVE);
   });
 
+  it('Overview: a deposit holding 3 USDC below the 10 USDC sweep threshold is a deposit waiting for a sweep (LEDGER "Deposits")', async () => {
+    const created = await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC });
+    const id = created.json<{ id: string }>().id;
+    await app.jobs.drain();
+    const paid = await simulate(app, owner.session.token, owner.shop.id, { issuance_id: id, kind: 'transfer.confirmed', amount: usdc(3) });
+    expect(paid.statusCode, paid.body).toBeLessThan(300);
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/`);
+    await expect.poll(() => page.locator('#overview-cards').innerText(), LIVE).toContain('Deposits waiting for a sweep: 1 (3 USDC)');
+    await page.goto(`${origin}/dashboard/?lang=ru`);
+    await expect.poll(() => page.locator('#overview-cards').innerText(), LIVE).toContain('Депозиты, ожидающие вывода средств: 1 (3 USDC)');
+    await page.goto(`${origin}/dashboard/?lang=en`);
+  });
+
   it('creates a deposit from the screen: no amount, no expiry', async () => {
     const { page } = watched;
     await page.goto(`${origin}/dashboard/invoices`);
@@ -131,6 +145,35 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     await page.waitForURL(/\/dashboard\/invoices\/[0-9a-f-]{36}\?shop=/);
     await expect.poll(() => page.locator('#invoice-facts').innerText()).toContain('Deposit');
     await page.getByRole('button', { name: 'Pause deposit' }).waitFor(LIVE);
+  });
+
+  it('creates an invoice offered on two networks (SPEC "Invoices and deposits": assets, a decimal amount; the payer chooses one option)', async () => {
+    const { page } = watched;
+    const groupsBefore = await app.context.db.selectFrom('issuance_groups').select('id').where('shop_id', '=', owner.shop.id).execute();
+    await page.goto(`${origin}/dashboard/invoices`);
+    await page.getByText('Create an invoice').click();
+    const form = page.locator('form#invoice');
+    await form.getByLabel('Token and network').selectOption(`${BASE}|${BASE_USDC}`);
+    await form.getByRole('group', { name: 'Also offer on (the payer chooses one)' }).getByRole('checkbox', { name: 'USDC · Arbitrum One' }).check();
+    // SPEC rule 2: each option must reach its network's minimum_payment (1 on both); nothing is created otherwise.
+    await form.getByLabel('Amount', { exact: true }).fill('0.5');
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect.poll(() => page.locator('#invoice-amount-error').innerText(), LIVE).toBe('The amount is below the network minimum.');
+    expect(await app.context.db.selectFrom('issuance_groups').select('id').where('shop_id', '=', owner.shop.id).execute()).toHaveLength(groupsBefore.length);
+    await form.getByLabel('Amount', { exact: true }).fill('12.5');
+    await form.getByLabel('External id (order number)').fill('two-networks');
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.waitForURL(/\/dashboard\/invoices\/[0-9a-f-]{36}\?shop=/, LIVE);
+    const id = /invoices\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+    await expect.poll(() => page.locator('#invoice-facts').innerText(), LIVE).toContain('USDC · Arbitrum One');
+    expect(await page.locator('#invoice-facts').innerText()).toContain('USDC · Base');
+    const group = await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/issuances/${id}`, headers: { authorization: `Bearer ${owner.session.token}` } });
+    expect(group.json()).toMatchObject({ id, group: true });
+    const options = group.json<{ options: { chain_id: number; token: string; amount: string }[] }>().options.map((option) => [option.chain_id, option.token, option.amount]);
+    expect(options.sort()).toEqual([
+      [BASE, BASE_USDC, '12500000'],
+      [ARBITRUM, ARBITRUM_USDC, '12500000'],
+    ].sort());
   });
 
   it('creating an invoice below what the API accepts shows its refusal next to the amount', async () => {
@@ -183,5 +226,17 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     const href = (await page.locator('#export-csv').getAttribute('href')) ?? '';
     const csv = (await page.evaluate(`fetch(${JSON.stringify(href)}).then((r) => r.text())`)) as string;
     expect(csv.split('\n')[0]).toContain('id');
+    // Issue 25, Payments: the export is exactly what the list shows, once every page of it is shown (SPEC names no filter on either).
+    await expect.poll(() => rows(page, 'payments-table'), LIVE).toBeGreaterThan(0);
+    while (await page.getByRole('button', { name: 'Next page' }).isVisible()) {
+      const before = await rows(page, 'payments-table');
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await expect.poll(() => rows(page, 'payments-table'), LIVE).toBeGreaterThan(before);
+    }
+    const records = csv.split('\r\n').filter((line) => line !== '').slice(1).map((line) => line.split(','));
+    const shown = await page.locator('#payments-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    expect(shown).toHaveLength(records.length);
+    // Newest first on the screen, oldest first in the file: kind and status row for row.
+    expect(shown.map((cells) => [cells[1], cells[3]])).toEqual(records.reverse().map((fields) => [fields[0], fields[13]]));
   });
 });

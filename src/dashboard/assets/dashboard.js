@@ -121,6 +121,8 @@
     var scale = 10n ** BigInt(decimals), whole = value / scale, fraction = (value % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
     return (negative ? '-' : '') + whole.toLocaleString(lang) + (fraction ? decimalMark + fraction : '');
   }
+  // The amount as the person typed it, in the decimal form the API reads (a comma mark becomes a point); the API judges it.
+  function decimalText(text) { return String(text).replace(/[\s\u00a0]/g, '').replace(',', '.'); }
   function parseUnits(text, decimals, fieldName) {
     var clean = String(text).replace(/[\s\u00a0]/g, '').replace(',', '.');
     var match = /^(\d+)(?:\.(\d+))?$/.exec(clean);
@@ -152,6 +154,14 @@
       networks.forEach(function (network) {
         network.tokens.forEach(function (token) {
           select.appendChild(el('option', { value: network.chain_id + '|' + token.address, text: token.symbol + ' · ' + network.name }));
+        });
+      });
+    });
+    $$('[data-asset-checks]').forEach(function (fieldset) {
+      var error = $('[data-error-for]', fieldset);
+      networks.forEach(function (network) {
+        network.tokens.forEach(function (token) {
+          fieldset.insertBefore(el('label', { class: 'check' }, [el('input', { type: 'checkbox', name: 'assets', value: network.chain_id + '|' + token.address }), ' ' + token.symbol + ' · ' + network.name]), error);
         });
       });
     });
@@ -421,8 +431,14 @@
   actions.createInvoice = function (fields, form, key) {
     if (!fields.asset) throw fieldError('asset', 'unsupported_asset');
     var asset = assetOf(fields.asset), deposit = fields.kind === 'deposit';
-    var body = { chain_id: asset.chain_id, token: asset.token };
-    if (!deposit) { body.amount = parseUnits(fields.amount, tokenOf(asset.chain_id, asset.token).decimals, 'amount'); body.expires_in = fields.expires_in; }
+    // Options ticked besides the chosen one: with any, the API makes a group and the payer picks one.
+    var more = (fields.assets || []).filter(function (value, index, all) { return value !== fields.asset && all.indexOf(value) === index; });
+    var body = more.length ? { assets: [fields.asset].concat(more).map(assetOf) } : { chain_id: asset.chain_id, token: asset.token };
+    if (!deposit) {
+      // With assets SPEC takes the decimal token amount itself (10.5); without, base units of the one token.
+      body.amount = more.length ? decimalText(fields.amount) : parseUnits(fields.amount, tokenOf(asset.chain_id, asset.token).decimals, 'amount');
+      body.expires_in = fields.expires_in;
+    }
     if (fields.external_id) body.external_id = fields.external_id;
     if (fields.description) body.description = fields.description;
     return api('POST', shopPath(deposit ? '/deposits' : '/invoices'), body, key).then(function (created) {
@@ -432,6 +448,9 @@
       if (error.details && /^(chain_id|token|assets)/.test(String(error.details.field))) error.details.field = 'asset';
       if (['unsupported_network', 'unsupported_asset', 'network_not_ready', 'asset_not_ready'].indexOf(error.code) >= 0) error.details = { field: 'asset' };
       if (['amount_below_minimum', 'sandbox_amount_limit', 'invoice_amount_limit', 'fee_exceeds_amount'].indexOf(error.code) >= 0) error.details = { field: 'amount' };
+      // A group's refusal names the failing option {chain_id, token} (SPEC rule 2): shown by the options it concerns.
+      else if (more.length && error.details && error.details.chain_id !== undefined && !error.details.field) error.details = { field: 'assets' };
+      if (more.length && error.details && error.details.field === 'asset') error.details.field = 'assets';
       throw error;
     });
   };
@@ -461,7 +480,7 @@
     fact(list, t.kind, t[item.kind] || item.kind);
     fact(list, t.amount, item.group ? (item.amount || '—') + ' ' + tokenOf(option.chain_id, option.token).symbol : amountText(item.amount, item.chain_id, item.token, item.token_decimals));
     if (!item.group) fact(list, t.received, amountText(item.received, item.chain_id, item.token, item.token_decimals));
-    fact(list, t.network, tokenOf(option.chain_id, option.token).network);
+    fact(list, t.network, (item.group ? item.options : [option]).map(function (one) { var token = tokenOf(one.chain_id, one.token); return item.group ? token.symbol + ' · ' + token.network : token.network; }).join(', '));
     var link = el('span', {}, [el('a', { href: item.payment_url, id: 'payment-link', target: '_blank', rel: 'noopener', text: item.payment_url }), ' ', el('button', { type: 'button', 'data-copy': item.payment_url, text: w('copy') })]);
     fact(list, t.paymentLink, link);
     if (!item.group) fact(list, t.address, mono(item.address || '…'));
@@ -646,34 +665,27 @@
       $('#more').hidden = !paymentsCursor;
     });
   }
+  // Received money and deposits waiting for a sweep: read by the server over the whole history (the API has no route for them) and sent with the page.
+  var figures = document.getElementById('overview-figures') ? JSON.parse(document.getElementById('overview-figures').textContent) : { pending_sweeps: {}, received: {} };
+  function amountsText(amounts) {
+    return amounts.length ? amounts.map(function (a) { return amountText(a.amount, a.chain_id, a.token, a.token_decimals); }).join(', ') : labels.overview.nothing;
+  }
+  function waitingSweeps(shopId) {
+    var figure = figures.pending_sweeps[shopId];
+    if (!figure || figure.deposits === 0) return '0';
+    return figure.deposits + ' (' + amountsText(figure.amounts) + ')';
+  }
   function overviewCard(shop) {
     var t = labels.overview;
     var card = el('section', { class: 'card', 'aria-busy': 'true' }, [el('h2', {}, [el('a', { href: d.base + '/invoices?shop=' + shop.id, text: shop.name }), ' ', el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') })])]);
-    var path = '/shops/' + shop.id;
-    var now = Date.now(), week = now - 7 * 864e5, month = now - 30 * 864e5;
+    var path = '/shops/' + shop.id, received = figures.received[shop.id] || { last_7_days: [], last_30_days: [] };
     Promise.all([
-      api('GET', path + '/payments?limit=100'),
       api('GET', path + '/issuances?status=open&cancelled=false&limit=100'),
       state.canWrite ? api('GET', path + '/webhooks') : Promise.resolve([]),
     ]).then(function (answers) {
-      var sums = { week: {}, month: {} };
-      answers[0].data.forEach(function (payment) {
-        if (payment.type !== 'transfer' || payment.status !== 'confirmed') return;
-        var at = new Date(payment.created_at).getTime(), key = tokenKey(payment.chain_id, payment.token);
-        [['week', week], ['month', month]].forEach(function (span) {
-          if (at < span[1]) return;
-          var bucket = sums[span[0]];
-          bucket[key] = bucket[key] || { base: 0n, chain: payment.chain_id, token: payment.token, decimals: payment.token_decimals };
-          bucket[key].base += BigInt(payment.amount);
-        });
-      });
-      function total(bucket) {
-        var keys = Object.keys(bucket);
-        return keys.length ? keys.map(function (key) { var s = bucket[key]; return amountText(s.base.toString(), s.chain, s.token, s.decimals); }).join(', ') : t.nothing;
-      }
-      var endpoints = Array.isArray(answers[2]) ? answers[2] : answers[2].data || [];
-      var open = answers[1].data.length + (answers[1].next_cursor ? '+' : '');
-      [[t.last7, total(sums.week)], [t.last30, total(sums.month)], [t.openInvoices, String(open)], [t.failingEndpoints, String(endpoints.filter(function (e) { return !e.enabled; }).length)]].forEach(function (pair) {
+      var endpoints = Array.isArray(answers[1]) ? answers[1] : answers[1].data || [];
+      var open = answers[0].data.length + (answers[0].next_cursor ? '+' : '');
+      [[t.last7, amountsText(received.last_7_days)], [t.last30, amountsText(received.last_30_days)], [t.openInvoices, String(open)], [t.pendingSweeps, waitingSweeps(shop.id)], [t.failingEndpoints, String(endpoints.filter(function (e) { return !e.enabled; }).length)]].forEach(function (pair) {
         card.appendChild(el('p', {}, [el('span', { class: 'muted', text: pair[0] + ': ' }), pair[1]]));
       });
     }, function (error) { card.appendChild(el('p', { class: 'error', text: message(error) })); }).then(function () { card.removeAttribute('aria-busy'); });
