@@ -127,7 +127,7 @@ export async function lockTransfersByKeys(
     .selectFrom('transfers')
     .selectAll()
     .where(
-      sql<boolean>`(chain_id, tx_hash, log_index) in (select * from unnest(${keys.map((key) => key.chainId)}::int[], ${keys.map((key) => key.txHash)}::text[], ${keys.map((key) => key.logIndex)}::int[]))`,
+      sql<boolean>`(chain_id, tx_hash, log_index) in (select * from unnest(${keys.map((key) => key.chainId)}::bigint[], ${keys.map((key) => key.txHash)}::text[], ${keys.map((key) => key.logIndex)}::int[]))`,
     )
     .forUpdate()
     .execute();
@@ -148,7 +148,7 @@ export async function insertTransfers(trx: Tx, transfers: readonly Transfer[]): 
       status, disposition, payout_id, confirmed_event_id, observed_at, confirmed_at, reverted_at, created_at)
     select * from unnest(
       ${column((t) => t.id)}::uuid[], ${column((t) => t.issuanceId)}::uuid[], ${column((t) => t.shopId)}::uuid[], ${column((t) => t.sandbox)}::bool[],
-      ${column((t) => t.chainId)}::int[], ${column((t) => t.token)}::text[], ${column((t) => t.txHash)}::text[], ${column((t) => t.logIndex)}::int[],
+      ${column((t) => t.chainId)}::bigint[], ${column((t) => t.token)}::text[], ${column((t) => t.txHash)}::text[], ${column((t) => t.logIndex)}::int[],
       ${column((t) => t.fromAddress)}::text[], ${column((t) => t.toAddress)}::text[], ${column((t) => t.amount.toString())}::numeric[],
       ${column((t) => t.status)}::text[], ${column((t) => t.disposition)}::text[], ${column((t) => t.payoutId)}::uuid[], ${column((t) => t.confirmedEventId)}::uuid[],
       ${column((t) => time(t.observedAt))}::timestamptz[], ${column((t) => time(t.confirmedAt))}::timestamptz[], ${column((t) => time(t.revertedAt))}::timestamptz[],
