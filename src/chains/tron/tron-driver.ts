@@ -1,8 +1,12 @@
 import type { ChainAdapter } from '../chain-adapter.js';
 import { EvmWatcherJob, scanStatus, type LogDialect } from '../evm/index.js';
 import type { ChainFamilyDriver, FamilyDriverDeps, LiveNetworkState, RunningFamily } from '../family-driver.js';
+import type { Clock } from '../../platform/clock.js';
+import type { SecretBox } from '../../platform/crypto.js';
+import type { Db } from '../../platform/database/database.js';
 import type { Job } from '../../platform/jobs.js';
-import { sendTronPayout } from './payouts/send-tron-payout.js';
+import type { DriverLog } from '../family-driver.js';
+import { sendTronPayout, type SendTronPayoutDeps } from './payouts/send-tron-payout.js';
 import { TronPayoutTrackerJob } from './payouts/tron-payout-tracker.job.js';
 import { tronAccessParser, type TronAccess } from './tron-access.js';
 import { tronAddressCodec } from './tron-address-codec.js';
@@ -39,15 +43,7 @@ async function startTronChains(deps: FamilyDriverDeps): Promise<RunningFamily> {
     const network = tronNetworkOf(entry, entry.chain);
     const api = createTronApi(network.api);
     await ensureTronRelayer(deps.db, deps.secrets, network.chainId);
-    const factories = onFirstUse(() => checkedFactories(api, network));
-    adapters.set(network.chainId, {
-      name: `tron-${network.chainId}`,
-      allocateAddress: async (request) => allocateTronForwarder({ db: deps.db, clock: deps.clock, network, factories: await factories() }, request),
-      sendPayout: async (request) => {
-        await factories(); // the node's chain id is checked before anything is signed for it
-        return sendTronPayout({ db: deps.db, secrets: deps.secrets, clock: deps.clock, api, network, log: deps.log }, request);
-      },
-    });
+    adapters.set(network.chainId, createTronChainAdapter({ db: deps.db, secrets: deps.secrets, clock: deps.clock, log: deps.log, api, network }));
     jobs.push(
       new EvmWatcherJob({ db: deps.db, clock: deps.clock, network: network.tvm, ledger: deps.transferLedger, log: deps.log, dialect: tronLogDialect(api, network) }),
       new TronPayoutTrackerJob({ db: deps.db, clock: deps.clock, api, chainId: network.chainId, pollIntervalMs: network.pollIntervalMs, ledger: deps.sweepLedger, log: deps.log }),
@@ -74,6 +70,36 @@ async function startTronChains(deps: FamilyDriverDeps): Promise<RunningFamily> {
           };
         }),
       ),
+  };
+}
+
+export interface TronChainAdapterDeps {
+  readonly db: Db;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly log: DriverLog;
+  readonly api: TronApi;
+  readonly network: TronNetwork;
+  /** Tests only: crash points between signing, storing and broadcasting. */
+  readonly hooks?: SendTronPayoutDeps['hooks'];
+}
+
+/**
+ * One live Tron network behind the `ChainAdapter` seam: addresses are TVM
+ * CREATE2 predictions of per-issuance forwarders, payouts are `sweep(terms)`
+ * calls signed by the relayer under the expiring-payouts rule. The node's
+ * chain id and the factories are read on first use.
+ */
+export function createTronChainAdapter(deps: TronChainAdapterDeps): ChainAdapter {
+  const { db, clock, api, network } = deps;
+  const factories = onFirstUse(() => checkedFactories(api, network));
+  return {
+    name: `tron-${network.chainId}`,
+    allocateAddress: async (request) => allocateTronForwarder({ db, clock, network, factories: await factories() }, request),
+    sendPayout: async (request) => {
+      await factories(); // the node's chain id is checked before anything is signed for it
+      return sendTronPayout({ db, secrets: deps.secrets, clock, api, network, log: deps.log, ...(deps.hooks === undefined ? {} : { hooks: deps.hooks }) }, request);
+    },
   };
 }
 

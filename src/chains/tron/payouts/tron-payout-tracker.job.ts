@@ -116,7 +116,9 @@ export class TronPayoutTrackerJob implements Job {
     }
     let done = 0;
     if (transaction.status === 'landed' && (await moveTronPayoutTransaction(db, transaction.id, ['landed'], 'signed', now))) done += 1;
-    const stale = transaction.broadcastAt === null || now.getTime() - transaction.broadcastAt.getTime() >= REBROADCAST_EVERY_MS || transaction.status === 'landed';
+    // Only what the payout worker broadcast is sent again here: a stored transaction it never
+    // sent is its own to send (it reports payout.sent), after a crash or its next attempt.
+    const stale = transaction.broadcastAt !== null && (now.getTime() - transaction.broadcastAt.getTime() >= REBROADCAST_EVERY_MS || transaction.status === 'landed');
     if (transaction.expiration >= headTime && stale) {
       const outcome = await broadcastTronTransaction(api, transaction.rawDataHex, transaction.signature).catch(() => undefined);
       if (outcome?.kind === 'accepted' || outcome?.kind === 'known') await markTronBroadcast(db, transaction.id, now);
