@@ -131,6 +131,8 @@ export async function send(node: TronNode, privateKey: string, contract: string,
 /** The payer mints `amount` of `token` and transfers it to `to`, each in its own block: a real TRC-20 Transfer. */
 export async function payTron(harness: TronHarness, to: string, amount: bigint, token = harness.token): Promise<string> {
   const { node, payer } = harness;
+  // A fresh head first: the node sets a transaction's expiration from the head block's time.
+  await node.mineBlock();
   await send(node, payer.privateKey, token, 'mint(address,uint256)', [
     { type: 'address', value: payer.address },
     { type: 'uint256', value: amount.toString() },

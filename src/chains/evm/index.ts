@@ -19,5 +19,5 @@ export {
   type ForwarderTerms,
 } from './contracts/index.js';
 export type { EvmNetwork, EvmToken } from './evm-network.js';
-export { EvmWatcherJob, type EvmWatcherOptions, type LogDialect } from './watcher/index.js';
+export { EvmWatcherJob, type EvmRpc, type EvmWatcherOptions, type LogDialect, type TransferReceipt } from './watcher/index.js';
 export { scanStatus } from './watcher/index.js';

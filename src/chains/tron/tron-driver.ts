@@ -15,7 +15,7 @@ import { tronAddress, tvmAddress } from './tron-evm-address.js';
 import { tronFamilyRules } from './tron-family-rules.js';
 import { allocateTronForwarder, readTronFactories, type TronFactories } from './tron-forwarders.js';
 import { tronNetworkOf, type TronNetwork } from './tron-network.js';
-import { jsonRpcChainId, solidBlock } from './tron-node-reads.js';
+import { jsonRpcChainId, solidBlock, transactionInfo } from './tron-node-reads.js';
 import { ensureTronRelayer, tronRelayerStatus } from './tron-relayer.js';
 
 /** Tron (issue 23): Ivory's forwarders on the TVM, a java-tron node's HTTP API, credit at solidified blocks. */
@@ -113,6 +113,16 @@ export function tronLogDialect(api: TronApi, network: TronNetwork): LogDialect {
     logForm: (address) => tvmAddress(address).toLowerCase(),
     displayAddress: tronAddress,
     txId: (hash) => hash.replace(/^0x/, '').toLowerCase(),
+    // The block the transaction is in now (HTTP API), and that block's Transfer logs of it (/jsonrpc).
+    async transferReceipt(rpc, txId) {
+      const info = await transactionInfo(api, txId, false);
+      if (info === undefined) return null;
+      const blockHash = await rpc.blockHash(info.blockNumber);
+      if (blockHash === null) return null;
+      const tokens = network.tvm.tokens.map((token) => token.address.toLowerCase());
+      const logs = await rpc.transferLogs(tokens, info.blockNumber, info.blockNumber);
+      return { blockNumber: info.blockNumber, blockHash, logs: logs.filter((log) => log.txHash.replace(/^0x/, '') === txId) };
+    },
   };
 }
 

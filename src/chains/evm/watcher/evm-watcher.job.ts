@@ -74,11 +74,13 @@ export class EvmWatcherJob implements Job {
     this.#label = dialect.label;
     this.name = `${dialect.family}-watcher:${network.chainId}`;
     this.idleMs = network.pollIntervalMs;
-    this.#rpc = createFailoverEvmRpc(network.rpcUrls ?? [network.rpcUrl], {
+    const rpc = createFailoverEvmRpc(network.rpcUrls ?? [network.rpcUrl], {
       timeoutMs: options.rpcTimeoutMs ?? 10_000,
       maxResponseBytes: options.rpcMaxResponseBytes ?? 10 * 1024 * 1024,
       ...(dialect.headers === undefined ? {} : { headers: dialect.headers }),
     });
+    const { transferReceipt } = dialect;
+    this.#rpc = transferReceipt === undefined ? rpc : { ...rpc, transferReceipt: (txHash) => transferReceipt(rpc, txHash) };
     const reorg: ReorgDeps = {
       db: deps.db,
       clock: deps.clock,

@@ -5,3 +5,4 @@
 export { EvmWatcherJob, type EvmWatcherDeps, type EvmWatcherOptions, type WatcherLog } from './evm-watcher.job.js';
 export type { LogDialect } from './log-dialect.js';
 export { scanStatus, listIssuanceChainTransfers, type WatchedTransfer } from '../../ingest/index.js';
+export type { EvmRpc, TransferReceipt } from './evm-rpc.js';

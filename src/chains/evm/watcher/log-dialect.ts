@@ -1,5 +1,6 @@
 import { getAddress } from 'viem';
 import type { ChainFamily } from '../../chain-network.js';
+import type { EvmRpc, TransferReceipt } from './evm-rpc.js';
 
 /**
  * What differs when the EVM watcher reads a chain that serves EVM JSON-RPC
@@ -23,6 +24,11 @@ export interface LogDialect {
   readonly displayAddress: (address: string) => string;
   /** A log's transaction hash → the family's transaction id. */
   readonly txId: (hash: string) => string;
+  /**
+   * Where a transaction is now and its transfers, for the reorg check, when the
+   * chain's node has no `eth_getTransactionReceipt` (Tron's /jsonrpc subset).
+   */
+  readonly transferReceipt?: (rpc: EvmRpc, txId: string) => Promise<TransferReceipt | null>;
 }
 
 export const evmLogDialect: LogDialect = {
