@@ -24,7 +24,7 @@ const chainsModule = path.join(root, 'dist', 'chains', 'index.js');
 const MERCHANT_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 /** The bundled Ethereum entry: wallet sign-in needs an enabled EVM network, not a live one. */
 const SIGN_IN_CHAIN_ID = 1;
-const RELAYER_FUNDING_SUN = 1_000_000_000; // 1,000 TRX: hundreds of sweeps at the node's energy price
+const RELAYER_FUNDING_SUN = 10_000_000_000; // 10,000 TRX: an invoice sweep burns about 55 TRX at the node's energy price
 const FEE_LIMIT_SUN = 100_000_000; // 100 TRX, Ivory's default ceiling on one sweep
 
 const tronPort = Number(process.env.DEVNET_TRON_PORT ?? 9090);
