@@ -3,15 +3,23 @@
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // Pays a devnet address: `node scripts/devnet-pay.mjs <address> <amount in TUSD> [token]`.
 // Mints TUSD to anvil's test account #4 and transfers it, as a payer's wallet would.
+// `--family tron` pays a T… address of `npm run devnet -- --family tron` in its USDT
+// (scripts/devnet-pay-tron.mjs).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { createPublicClient, createWalletClient, http, isAddress, parseAbi, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PAYER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
-const [to, amount, tokenArgument] = process.argv.slice(2);
+const { values: flags, positionals } = parseArgs({ options: { family: { type: 'string', default: 'evm' } }, allowPositionals: true });
+if (flags.family === 'tron') {
+  const { payTron } = await import('./devnet-pay-tron.mjs');
+  process.exit(await payTron(positionals));
+}
+const [to, amount, tokenArgument] = positionals;
 if (to === undefined || !isAddress(to) || amount === undefined || !/^\d+(\.\d{1,6})?$/.test(amount)) {
   console.error('usage: node scripts/devnet-pay.mjs <address> <amount, e.g. 25 or 12.5> [token address]');
   process.exit(2);

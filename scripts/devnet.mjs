@@ -1,21 +1,29 @@
 #!/usr/bin/env node
-/* global process, console, setTimeout, clearTimeout, fetch */
+/* global process, console, fetch */
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // `npm run devnet`: a local EVM chain with Ivory on it, for trying a real payment.
 // Starts anvil (1-second blocks), deploys a 6-decimal test stablecoin and Ivory's
 // factories, writes a catalogue file, starts Ivory on it (the caller's environment
 // passes through), funds the relayer, signs up a demo merchant with a live shop and
 // an API key, and prints how to pay an invoice from a funded test account.
-// Ctrl-C stops everything.
-import { spawn } from 'node:child_process';
+// Ctrl-C stops everything. `npm run devnet -- --family tron` is the same on a local Tron
+// node (scripts/devnet-tron.mjs).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { children, isStopping, ivoryApi, start, stopAll, waitFor } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// --block-ms and --solid-lag tune the Tron node (the EVM devnet's anvil makes 1-second blocks).
+const { values: flags } = parseArgs({ options: { family: { type: 'string', default: 'evm' }, 'block-ms': { type: 'string', default: '3000' }, 'solid-lag': { type: 'string', default: '2' } } });
+if (flags.family !== 'evm' && flags.family !== 'tron') {
+  console.error(`devnet: --family must be evm or tron, got ${JSON.stringify(flags.family)}`);
+  process.exit(2);
+}
 // The script runs the built program and does not build it: `npm run devnet` builds first.
 const contractsModule = path.join(root, 'dist', 'chains', 'evm', 'contracts', 'index.js');
 if (!existsSync(contractsModule)) {
@@ -41,75 +49,7 @@ const adminToken = process.env.ADMIN_TOKEN ?? `devnet-${randomBytes(12).toString
 // How to call devnet-pay.mjs: it finds the chain and the token in DEVNET_DATA_DIR's catalogue.
 const payCommand = `${process.env.DEVNET_DATA_DIR === undefined ? '' : `DEVNET_DATA_DIR=${dataDir} `}node scripts/devnet-pay.mjs`;
 
-const children = [];
-let stopping = false;
-/**
- * Stops every child (each runs in its own process group, so anvil's npm wrapper and the
- * anvil binary under it go together), waits for them, and exits. SIGKILL after 5 s, or at
- * once on a second Ctrl-C.
- */
-async function stopAll(code = 0) {
-  if (stopping) {
-    for (const child of children) signal(child, 'SIGKILL');
-    return;
-  }
-  stopping = true;
-  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
-  const exited = Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve))));
-  for (const child of [...running].reverse()) signal(child, 'SIGTERM');
-  const timer = setTimeout(() => running.forEach((child) => signal(child, 'SIGKILL')), 5_000);
-  await exited;
-  clearTimeout(timer);
-  process.exit(code);
-}
-function signal(child, name) {
-  try {
-    process.kill(-child.pid, name);
-  } catch {
-    // already gone
-  }
-}
-for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(name, () => void stopAll(0));
-
-function start(command, args, env, name) {
-  if (stopping) throw new Error(`not starting ${name}: stopping`);
-  // detached: its own process group, which stopAll signals as a whole; Ctrl-C reaches only
-  // this script, which then stops the children in order.
-  const child = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
-  child.on('exit', (code, signalName) => {
-    if (!stopping) {
-      console.error(`devnet: ${name} exited (${code ?? signalName}); stopping`);
-      void stopAll(1);
-    }
-  });
-  children.push(child);
-  return child;
-}
-
-async function waitFor(what, probe, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== null && value !== false) return value;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`devnet: ${what} did not come up within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-async function api(method, url, { token, body, idempotent = method !== 'GET' } = {}) {
-  const headers = { accept: 'application/json' };
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (idempotent) headers['idempotency-key'] = `devnet-${randomBytes(8).toString('hex')}`;
-  const response = await fetch(`${ivoryUrl}/api/v1${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`devnet: ${method} ${url} answered ${response.status} ${text}`);
-  return text === '' ? undefined : JSON.parse(text);
-}
+const api = ivoryApi(ivoryUrl);
 
 async function main() {
   // 1. The chain.
@@ -227,8 +167,17 @@ Pay an invoice:
 `);
 }
 
-main().catch((error) => {
-  if (stopping) return;
-  console.error(`devnet: ${error instanceof Error ? error.message : String(error)}; stopping`);
-  void stopAll(1);
-});
+if (flags.family === 'tron') {
+  const { runTronDevnet } = await import('./devnet-tron.mjs');
+  runTronDevnet({ blockMs: Number(flags['block-ms']), solidLag: Number(flags['solid-lag']) }).catch((error) => {
+    if (isStopping()) return;
+    console.error(`devnet: ${error instanceof Error ? error.message : String(error)}; stopping`);
+    void stopAll(1);
+  });
+} else {
+  main().catch((error) => {
+    if (isStopping()) return;
+    console.error(`devnet: ${error instanceof Error ? error.message : String(error)}; stopping`);
+    void stopAll(1);
+  });
+}

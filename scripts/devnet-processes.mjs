@@ -1,0 +1,84 @@
+/* global process, console, setTimeout, clearTimeout, fetch */
+// What both devnets (scripts/devnet.mjs: EVM, scripts/devnet-tron.mjs: Tron) share: children
+// in their own process groups, stopped together on Ctrl-C; waiting for something to come up;
+// calling Ivory's API.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+export const children = [];
+let stopping = false;
+
+/**
+ * Stops every child (each runs in its own process group, so a wrapper and the binary under it
+ * go together), waits for them, and exits. SIGKILL after 5 s, or at once on a second Ctrl-C.
+ */
+export async function stopAll(code = 0) {
+  if (stopping) {
+    for (const child of children) signal(child, 'SIGKILL');
+    return;
+  }
+  stopping = true;
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exited = Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+  for (const child of [...running].reverse()) signal(child, 'SIGTERM');
+  const timer = setTimeout(() => running.forEach((child) => signal(child, 'SIGKILL')), 5_000);
+  await exited;
+  clearTimeout(timer);
+  process.exit(code);
+}
+function signal(child, name) {
+  try {
+    process.kill(-child.pid, name);
+  } catch {
+    // already gone
+  }
+}
+for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(name, () => void stopAll(0));
+
+export function isStopping() {
+  return stopping;
+}
+
+/** Runs `command` in its own process group; its exit, unless we are stopping, stops everything. */
+export function start(command, args, env, name, stdout = 'inherit') {
+  if (stopping) throw new Error(`not starting ${name}: stopping`);
+  // detached: its own process group, which stopAll signals as a whole; Ctrl-C reaches only
+  // this script, which then stops the children in order.
+  const child = spawn(command, args, { env, stdio: ['ignore', stdout, 'inherit'], detached: true });
+  child.on('exit', (code, signalName) => {
+    if (!stopping) {
+      console.error(`devnet: ${name} exited (${code ?? signalName}); stopping`);
+      void stopAll(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+export async function waitFor(what, probe, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== null && value !== false) return value;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`devnet: ${what} did not come up within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A caller of Ivory's API at `ivoryUrl`: JSON in and out, an idempotency key on every write. */
+export function ivoryApi(ivoryUrl) {
+  return async function api(method, url, { token, body, idempotent = method !== 'GET' } = {}) {
+    const headers = { accept: 'application/json' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotent) headers['idempotency-key'] = `devnet-${randomBytes(8).toString('hex')}`;
+    const response = await fetch(`${ivoryUrl}${url.startsWith('/admin/') ? '' : '/api/v1'}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`devnet: ${method} ${url} answered ${response.status} ${text}`);
+    return text === '' ? undefined : JSON.parse(text);
+  };
+}
