@@ -5,6 +5,7 @@
  */
 export { evmDriver, startEvmChains, type EvmChains, type EvmChainsDeps, type EvmNetworkStatus } from './evm-chains.js';
 export type { EvmAccess } from './evm-access.js';
-export { deployContracts, deployTestStablecoin, type DeployedContracts } from './contracts/index.js';
-export { importRelayerKey } from './relayer/index.js';
+export { deployContracts, deployTestStablecoin, deployTestStablecoin3009, type DeployedContracts } from './contracts/index.js';
+export { createRpcClient, importRelayerKey } from './relayer/index.js';
 export { recoverForwarder, RecoverRefused, type RecoverOutcome, type RecoverRequest } from './recover-forwarder.js';
+export { sendRelayerCall, type RelayerCall, type RelayerCallDeps, type RelayerCallOutcome } from './relayer/index.js';
