@@ -40,6 +40,7 @@ describe('committed contract artifacts', () => {
       'NoReturnToken',
       'ReentrantToken',
       'TestStablecoin',
+      'TestStablecoin3009',
     ]);
   });
 });
