@@ -135,7 +135,10 @@ export async function settleX402Payment(deps: SettleDeps, publicId: string, head
     case 'reverts':
     case 'over_cap':
     case 'waiting_gas': {
+      // Unsigned: the claim goes, and the payer may present the authorisation again. Signed but
+      // refused by the node (waiting_gas after the broadcast): it stays, failed, out of the amount in flight.
       await deleteUnsignedClaim(deps.db, claimId);
+      await markOutcome(deps.db, claimId, { status: 'failed', gasUsed: null, error: sent.kind }, deps.clock.now());
       const error = sent.kind === 'reverts' ? 'invalid_exact_evm_transaction_simulation_failed' : sent.kind === 'over_cap' ? 'settlement_gas_over_cap' : 'relayer_unfunded';
       return failed(error);
     }

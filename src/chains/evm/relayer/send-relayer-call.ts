@@ -38,7 +38,7 @@ export type RelayerCallOutcome =
   | { readonly kind: 'reverts'; readonly message: string }
   /** The call would cost more than `maxCostWei`: nothing was signed. */
   | { readonly kind: 'over_cap'; readonly costWei: bigint }
-  /** The relayer cannot pay the gas: nothing was signed. */
+  /** The relayer cannot pay the gas: nothing was signed, or the node refused the signed transaction for it (its nonce given back). */
   | { readonly kind: 'waiting_gas'; readonly neededWei: bigint; readonly balanceWei: bigint }
   /** Signed, handed to `beforeBroadcast`, but not seen mined in time (the node refused it, or is slow). */
   | { readonly kind: 'unconfirmed'; readonly txHash: Hex; readonly message: string };
@@ -62,7 +62,7 @@ export async function sendRelayerCall(deps: RelayerCallDeps, call: RelayerCall):
   try {
     estimated = await client.estimateGas({ account: relayer.address, to: call.to, data: call.data });
   } catch (error) {
-    return { kind: 'reverts', message: error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error) };
+    return { kind: 'reverts', message: firstLine(error) };
   }
   const gasLimit = estimated + (estimated * GAS_HEADROOM_PERCENT) / 100n;
   const fees = await marketFees(client);
@@ -90,22 +90,26 @@ export async function sendRelayerCall(deps: RelayerCallDeps, call: RelayerCall):
   });
   await call.beforeBroadcast(signed.txHash);
 
-  let refused: string | undefined;
+  let uncertain: string | undefined;
   try {
-    const outcome = await broadcastRaw(client, signed.rawTransaction);
-    if (outcome === 'insufficient_funds') refused = 'the relayer cannot pay the gas';
+    if ((await broadcastRaw(client, signed.rawTransaction)) === 'insufficient_funds') {
+      // Refused outright, so in no pool: the nonce goes back unless a later one was taken meanwhile.
+      await inTransaction(deps.db, (trx) => releaseNonce(trx, call.chainId, signed.nonce, deps.clock.now()));
+      return { kind: 'waiting_gas', neededWei: costWei, balanceWei };
+    }
   } catch (error) {
     // Unknown: the node may hold it. Wait for the receipt as if accepted; the nonce stays taken.
-    return { kind: 'unconfirmed', txHash: signed.txHash, message: error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error) };
-  }
-  if (refused !== undefined) {
-    await inTransaction(deps.db, (trx) => releaseNonce(trx, call.chainId, signed.nonce, deps.clock.now()));
-    return { kind: 'unconfirmed', txHash: signed.txHash, message: refused };
+    uncertain = firstLine(error);
   }
   try {
     const receipt = await client.waitForTransactionReceipt({ hash: signed.txHash, timeout: call.receiptTimeoutMs ?? 60_000, pollingInterval: 250 });
     return { kind: 'mined', txHash: signed.txHash, success: receipt.status === 'success', gasUsed: receipt.gasUsed, effectiveGasPrice: receipt.effectiveGasPrice, logs: receipt.logs };
   } catch (error) {
-    return { kind: 'unconfirmed', txHash: signed.txHash, message: error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error) };
+    return { kind: 'unconfirmed', txHash: signed.txHash, message: uncertain ?? firstLine(error) };
   }
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
 }
