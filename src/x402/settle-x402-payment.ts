@@ -83,9 +83,19 @@ export async function settleX402Payment(deps: SettleDeps, publicId: string, head
   const authorization = readAuthorization(payload.payload);
   if (authorization === undefined) return failed('unsupported_payload_type');
 
-  // Signature (EOA, ERC-1271 or ERC-6492), recipient, amount, validity window, and a simulation
-  // that also tells a used nonce or a short balance: the exact scheme's own verification, read only.
   const client = createRpcClient(offer.access.rpcUrls);
+  // The token's own replay record, asked directly: the library diagnoses a used nonce only through
+  // Multicall3, which not every network (nor anvil) has.
+  let used: boolean;
+  try {
+    used = await client.readContract({ address: getAddress(invoice.token), abi: eip3009ABI, functionName: 'authorizationState', args: [authorization.from, authorization.nonce] });
+  } catch {
+    // A reverting read: the catalogue's `eip712` names a token without EIP-3009.
+    return failed('invalid_exact_evm_eip3009_not_supported');
+  }
+  if (used) return failed('invalid_exact_evm_nonce_already_used');
+  // Signature (EOA, ERC-1271 or ERC-6492), recipient, amount, validity window, and a simulation
+  // of the call: the exact scheme's own verification, read only.
   const verifier = new ExactEvmScheme(readOnlyFacilitatorSigner(client, getAddress(invoice.address ?? '')), { eip6492AllowedFactories: [] });
   const verified = await verifier.verify(payload, requirements);
   if (!verified.isValid) return failed(verified.invalidReason ?? 'invalid_payload');

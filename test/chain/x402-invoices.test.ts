@@ -7,7 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { getAddress, parseAbi, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployTestStablecoin3009 } from '../../src/chains/evm/contracts/index.js';
+import { deployTestStablecoin3009, testStablecoin3009Abi } from '../../src/chains/evm/contracts/index.js';
 import { ANVIL_KEYS } from '../support/anvil.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 import {
@@ -224,6 +224,35 @@ describe('x402 on live EVM invoices', () => {
     expect((await eventTypes(chain, invoice.id)).filter((type) => type === 'transfer.confirmed')).toHaveLength(1);
     const late = await get(url, header);
     expect(late.statusCode).toBe(409);
+  });
+
+  it('an authorisation already used on chain (submitted by someone else) is refused as a used nonce; its one Transfer is credited once', async () => {
+    const amount = usd(6);
+    const { shop, invoice, url } = await openInvoice(amount);
+    const payer = await newPayer(amount);
+    const { accepted } = await requirementsOf(url);
+    const header = await signedHeader(payer, accepted);
+    const { payload } = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PaymentPayload;
+    const { authorization, signature } = payload as { signature: Hex; authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex } };
+    const outsider = privateKeyToAccount(ANVIL_KEYS[3]);
+    const hash = await chain.anvil.client.writeContract({
+      account: outsider,
+      chain: chain.anvil.chain,
+      address: token,
+      abi: testStablecoin3009Abi,
+      functionName: 'transferWithAuthorization',
+      args: [authorization.from, authorization.to, BigInt(authorization.value), BigInt(authorization.validAfter), BigInt(authorization.validBefore), authorization.nonce, signature],
+    });
+    await chain.anvil.client.waitForTransactionReceipt({ hash });
+
+    const claimsBefore = await storedClaims();
+    const replay = await get(url, header);
+    expect(replay.statusCode).toBe(402);
+    expect(x402Error(replay).error).toBe('invalid_exact_evm_nonce_already_used');
+    expect(await storedClaims()).toBe(claimsBefore);
+    await mineAndSettle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).received).toBe(amount.toString());
+    expect((await eventTypes(chain, invoice.id)).filter((type) => type === 'transfer.confirmed')).toHaveLength(1);
   });
 
   it('an altered authorisation is refused with 402 and nothing is stored: amount, recipient, signature, window', async () => {
