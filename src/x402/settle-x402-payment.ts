@@ -3,7 +3,19 @@ import { parsePaymentPayload } from '@x402/core/schemas';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { eip3009ABI } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { encodeFunctionData, erc20Abi, getAddress, parseEventLogs, parseSignature, size, type Hex, type Log } from 'viem';
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  parseEventLogs,
+  parseSignature,
+  size,
+  type Hex,
+  type Log,
+} from 'viem';
 import { createRpcClient, sendRelayerCall } from '../chains/index.js';
 import { feeFor } from '../money/index.js';
 import type { SecretBox } from '../platform/crypto.js';
@@ -89,14 +101,16 @@ export async function settleX402Payment(deps: SettleDeps, publicId: string, head
   let used: boolean;
   try {
     used = await client.readContract({ address: getAddress(invoice.token), abi: eip3009ABI, functionName: 'authorizationState', args: [authorization.from, authorization.nonce] });
-  } catch {
-    // A reverting read: the catalogue's `eip712` names a token without EIP-3009.
-    return failed('invalid_exact_evm_eip3009_not_supported');
+  } catch (error) {
+    // A reverting (or empty) answer: the catalogue's `eip712` names a token without EIP-3009. A node that is down is thrown.
+    const notSupported = error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError || cause instanceof ContractFunctionZeroDataError) !== null;
+    if (notSupported) return failed('invalid_exact_evm_eip3009_not_supported');
+    throw error;
   }
   if (used) return failed('invalid_exact_evm_nonce_already_used');
   // Signature (EOA, ERC-1271 or ERC-6492), recipient, amount, validity window, and a simulation
   // of the call: the exact scheme's own verification, read only.
-  const verifier = new ExactEvmScheme(readOnlyFacilitatorSigner(client, getAddress(invoice.address ?? '')), { eip6492AllowedFactories: [] });
+  const verifier = new ExactEvmScheme(readOnlyFacilitatorSigner(client), { eip6492AllowedFactories: [] });
   const verified = await verifier.verify(payload, requirements);
   if (!verified.isValid) return failed(verified.invalidReason ?? 'invalid_payload');
 

@@ -7,7 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { getAddress, parseAbi, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployTestStablecoin3009, testStablecoin3009Abi } from '../../src/chains/evm/contracts/index.js';
+import { deployTestStablecoin, deployTestStablecoin3009, testStablecoin3009Abi } from '../../src/chains/evm/contracts/index.js';
 import { ANVIL_KEYS } from '../support/anvil.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 import {
@@ -39,6 +39,8 @@ const DOMAIN = { name: 'Test USD 3009', version: '2' } as const;
 describe('x402 on live EVM invoices', () => {
   let chain: ChainHarness;
   let token: Address;
+  /** A plain ERC-20 listed with an `eip712` by mistake: the catalogue cannot know, the token's answer tells. */
+  let misconfigured: Address;
   const gasUsed: bigint[] = [];
 
   beforeAll(async () => {
@@ -46,8 +48,12 @@ describe('x402 on live EVM invoices', () => {
       confirmations: 2,
       catalogueExtras: async (anvil) => {
         token = await deployTestStablecoin3009({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS[0], ...DOMAIN });
+        misconfigured = await deployTestStablecoin({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS[0] });
         return {
-          tokens: [{ address: token, symbol: 'USD3009', decimals: 6, status: 'ready', eip712: DOMAIN }],
+          tokens: [
+            { address: token, symbol: 'USD3009', decimals: 6, status: 'ready', eip712: DOMAIN },
+            { address: misconfigured, symbol: 'NOT3009', decimals: 6, status: 'ready', eip712: DOMAIN },
+          ],
           network: { x402_native_price: '1' },
         };
       },
@@ -326,6 +332,19 @@ describe('x402 on live EVM invoices', () => {
     const unknown = await get('/pay/AAAAAAAAAAAAAAAA/x402');
     expect(unknown.statusCode).toBe(404);
     expect(x402Error(unknown)).toMatchObject({ error: 'not_found' });
+  });
+
+  it('a token listed with eip712 that has no EIP-3009 refuses the payment by its own answer, nothing stored', async () => {
+    const shop = await liveShop(chain.app, privateKeyToAccount(generatePrivateKey()).address);
+    const invoice = await createLiveInvoice(chain, shop, usd(5), { token: misconfigured });
+    const page = (await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${invoice.id}`, headers: authed(shop.token) })).json<{ payment_url: string }>().payment_url;
+    const url = `${new URL(page).pathname}/x402`;
+    const { accepted } = await requirementsOf(url);
+    const claimsBefore = await storedClaims();
+    const response = await get(url, await signedHeader(await newPayer(usd(5)), accepted));
+    expect(response.statusCode).toBe(402);
+    expect(x402Error(response).error).toBe('invalid_exact_evm_eip3009_not_supported');
+    expect(await storedClaims()).toBe(claimsBefore);
   });
 
   it('the relayer refuses a settlement whose gas would cost more than the invoice fee at the stated native price; the claim is given back', async () => {
