@@ -30,7 +30,7 @@ if (!existsSync(contractsModule)) {
   console.error('devnet: dist/ is missing; run `npm run devnet` (it builds first) or `npm run build`');
   process.exit(1);
 }
-const { deployContracts, deployTestStablecoin } = await import(contractsModule);
+const { deployContracts, deployTestStablecoin, deployTestStablecoin3009 } = await import(contractsModule);
 
 // anvil's well-known test accounts (mnemonic "test test … junk"): never real money.
 const DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -66,6 +66,8 @@ async function main() {
   // 2. The token and the factories.
   const feeWallet = privateKeyToAccount(FEE_WALLET_KEY).address;
   const stablecoin = await deployTestStablecoin({ rpcUrl, privateKey: DEPLOYER_KEY });
+  // A second token with EIP-3009, so that an x402 client can pay an invoice in it (docs/agents.md).
+  const stablecoin3009 = await deployTestStablecoin3009({ rpcUrl, privateKey: DEPLOYER_KEY, name: 'Test USD 3009', version: '2' });
   const deployed = await deployContracts({ rpcUrl, privateKey: DEPLOYER_KEY, feeWallet });
   console.log(`devnet: test stablecoin TUSD at ${stablecoin}; factories ${deployed.mainFactory} (deposits), ${deployed.invoiceFactory} (invoices)`);
 
@@ -95,7 +97,12 @@ async function main() {
       minimum_sweep: '1',
       maximum_sweep: '100000',
     },
-    tokens: [{ address: stablecoin, symbol: 'TUSD', decimals: 6, status: 'ready' }],
+    tokens: [
+      { address: stablecoin, symbol: 'TUSD', decimals: 6, status: 'ready' },
+      { address: stablecoin3009, symbol: 'TUSD3009', decimals: 6, status: 'ready', eip712: { name: 'Test USD 3009', version: '2' } },
+    ],
+    // x402's gas cap: devnet ETH priced at 1 token, so any settlement fits under an invoice's fee.
+    x402_native_price: '1',
     rpc_url: rpcUrl,
     confirmations: 2,
     fee_wallet: feeWallet,
@@ -147,7 +154,7 @@ async function main() {
 Ivory devnet is up (Ctrl-C stops it).
   API          ${ivoryUrl}/api/v1   (Ivory pid ${ivoryChild.pid}, data in ${dataDir})
   chain        ${rpcUrl}   (anvil pid ${anvilChild.pid}; id ${chainId}, 1-second blocks, 2 confirmations)
-  token        TUSD ${stablecoin} (6 decimals)
+  token        TUSD ${stablecoin} (6 decimals); TUSD3009 ${stablecoin3009} (EIP-3009: invoices in it are payable with x402 at {payment_url}/x402)
   relayer      ${relayer} (funded with 10 ETH)
   fee wallet   ${feeWallet}      recipient ${recipient}
   admin        curl -H 'authorization: Bearer ${adminToken}' ${ivoryUrl}/admin/v1/networks

@@ -19,6 +19,7 @@ import type { PrincipalResolver } from './platform/http/principal.js';
 import type { IvoryServer } from './platform/http/server.js';
 import { webhookDeliveryJobs } from './webhook-delivery/index.js';
 import { webhooksRoutes } from './webhooks/index.js';
+import { x402Routes } from './x402/index.js';
 
 /** What a module contributes to the app. Routes are registered under `/api/v1`. */
 export interface IvoryModule {
@@ -48,5 +49,6 @@ export const modules: readonly IvoryModule[] = [
   { name: 'payments', routes: paymentsRoutes },
   { name: 'checkout', routes: checkoutRoutes, rootRoutes: checkoutPageRoutes },
   { name: 'agents', routes: mcpRoutes },
+  { name: 'x402', rootRoutes: x402Routes },
   { name: 'dashboard', rootRoutes: dashboardRoutes },
 ];

@@ -2,6 +2,7 @@ export { DEFAULT_CATALOGUE_FILE, listedNetwork, loadCatalogue } from './catalogu
 export type {
   Catalogue,
   ChainAccess,
+  Eip712Domain,
   FeeKind,
   FeeTerms,
   IsLive,

@@ -27,6 +27,18 @@ export interface Token {
   /** The network's `minimum_payment` in this token's base units. */
   readonly minimumPayment: bigint;
   readonly icon: TokenIcon | undefined;
+  /**
+   * The token's EIP-712 domain (`name`, `version`) when it implements EIP-3009
+   * `transferWithAuthorization` (catalogue `eip712`): only such tokens are offered
+   * x402 payment (docs/decisions/0035). Undefined otherwise.
+   */
+  readonly eip712?: Eip712Domain;
+}
+
+/** The name and version of a token's EIP-712 domain, exactly as the contract hashes them. */
+export interface Eip712Domain {
+  readonly name: string;
+  readonly version: string;
 }
 
 /** Decimal token amount strings, as SPEC "Shop terms" shows them. */
@@ -52,6 +64,13 @@ export interface Network extends ChainNetwork {
   readonly fees: { readonly invoice: FeeTerms; readonly deposit: FeeTerms };
   readonly sweep: SweepTerms;
   readonly tokens: readonly Token[];
+  /**
+   * Catalogue `x402_native_price`: what one native coin (ETH, POL…) is worth at most, in whole
+   * tokens of the network's stablecoins, as the operator states it. x402 settlement converts the
+   * relayer's gas cost with it to cap that cost by the invoice's fee; undefined, the network
+   * offers no x402 (docs/decisions/0035).
+   */
+  readonly x402NativePrice?: string;
   /** Set when the network is live: an RPC URL and both factories. */
   readonly chain: ChainAccess | undefined;
 }

@@ -4,7 +4,7 @@ import { familyAccess, type AccessSection } from '../chains/index.js';
 import { sha256Hex } from '../platform/crypto.js';
 import { feeFor, parseBaseUnits, parseDecimalAmount, units18, type FeeTerms } from '../money/index.js';
 import { addressCodec, CHAIN_FAMILIES } from '../chains/index.js';
-import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './network.js';
+import type { ChainAccess, Eip712Domain, Network, NetworkFamily, SweepTerms, Token, TokenIcon } from './network.js';
 
 /**
  * Reads a catalogue file and checks every rule, so that the rest of Ivory can
@@ -13,7 +13,8 @@ import type { ChainAccess, Network, NetworkFamily, SweepTerms, Token, TokenIcon 
  * File shape: `{ "networks": [ { chain_id, name, family, native_symbol,
  * explorer_url, main_factory, invoice_factory, start_block, enabled,
  * minimum_payment, terms: { invoice, deposit, sweep_threshold, minimum_sweep,
- * maximum_sweep }, tokens: [ { address, symbol, decimals, status?, icon? } ],
+ * maximum_sweep }, tokens: [ { address, symbol, decimals, status?, icon?,
+ * eip712? } ], x402_native_price?,
  * ...access } ] }`, where the access fields are the network's family's
  * (`chains/`: EVM `rpc_url`/`rpc_urls` and tuning; Tron `api_url`, `api_key`,
  * `fee_limit`…; Solana `rpc_url`, `commitment`…); the family's parser reads
@@ -48,11 +49,13 @@ const NETWORK_FIELDS = [
   'minimum_payment',
   'terms',
   'tokens',
+  'x402_native_price',
   ...ACCESS_FIELDS,
 ] as const;
 const TERMS_FIELDS = ['invoice', 'deposit', 'sweep_threshold', 'minimum_sweep', 'maximum_sweep'] as const;
 const FEE_FIELDS = ['bps', 'minimum', 'maximum'] as const;
-const TOKEN_FIELDS = ['address', 'symbol', 'decimals', 'status', 'icon'] as const;
+const TOKEN_FIELDS = ['address', 'symbol', 'decimals', 'status', 'icon', 'eip712'] as const;
+const EIP712_FIELDS = ['name', 'version'] as const;
 
 class CatalogueFileError extends Error {
   constructor(file: string, where: string, problem: string) {
@@ -221,6 +224,13 @@ function readNetwork(file: string, index: number, value: unknown): Network {
 
   const chain = readChainAccess(entry, family, mainFactory, invoiceFactory);
 
+  let x402NativePrice: string | undefined;
+  if (entry.has('x402_native_price')) {
+    x402NativePrice = entry.string('x402_native_price');
+    const price = parseDecimalAmount(x402NativePrice, COMPARISON_DECIMALS);
+    if (price === undefined || price === 0n) entry.fail('x402_native_price', 'must be a positive decimal token amount (whole tokens per native coin)');
+  }
+
   return Object.freeze({
     chainId,
     name: entry.nonEmptyString('name'),
@@ -235,6 +245,7 @@ function readNetwork(file: string, index: number, value: unknown): Network {
     fees: Object.freeze(fees),
     sweep,
     tokens: Object.freeze(tokens),
+    ...(x402NativePrice === undefined ? {} : { x402NativePrice }),
     chain,
   });
 }
@@ -272,7 +283,13 @@ function readToken(entry: Entry, family: NetworkFamily, baseDirectory: string): 
     decimals: entry.integer('decimals', 0, MAX_TOKEN_DECIMALS),
     ready,
     icon: entry.has('icon') ? readIcon(entry, baseDirectory) : undefined,
+    ...(entry.has('eip712') ? { eip712: readEip712(entry.child('eip712', EIP712_FIELDS)) } : {}),
   };
+}
+
+/** `eip712: {name, version}`: the strings the token's EIP-712 domain hashes (a wrong one makes every signature fail). */
+function readEip712(entry: Entry): Eip712Domain {
+  return Object.freeze({ name: entry.nonEmptyString('name'), version: entry.nonEmptyString('version') });
 }
 
 function readIcon(entry: Entry, baseDirectory: string): TokenIcon {

@@ -56,6 +56,7 @@ describe('committed contract artifacts', () => {
       'NoReturnToken',
       'ReentrantToken',
       'TestStablecoin',
+      'TestStablecoin3009',
     ]);
   });
 });

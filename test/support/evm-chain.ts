@@ -42,6 +42,8 @@ export async function startChainHarness(
     liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
     /** The node addresses the catalogue lists (default: anvil's own): a test puts faulty hops in between. */
     rpcUrls?: (anvil: Anvil) => Promise<readonly string[]>;
+    /** More of the network's catalogue entry, made once anvil runs: tokens the test deploys, network fields. */
+    catalogueExtras?: (anvil: Anvil) => Promise<{ readonly tokens?: readonly Record<string, unknown>[]; readonly network?: Record<string, unknown> }>;
   } = {},
 ): Promise<ChainHarness> {
   const confirmations = options.confirmations ?? 2;
@@ -49,6 +51,7 @@ export async function startChainHarness(
   const token = await deployTestStablecoin({ rpcUrl: anvil.rpcUrl, privateKey: DEPLOYER_KEY });
   const otherToken = await deployTestStablecoin({ rpcUrl: anvil.rpcUrl, privateKey: DEPLOYER_KEY });
   const contracts = await deployContracts({ rpcUrl: anvil.rpcUrl, privateKey: DEPLOYER_KEY, feeWallet: FEE_WALLET });
+  const extras = options.catalogueExtras === undefined ? {} : await options.catalogueExtras(anvil);
   const directory = mkdtempSync(path.join(tmpdir(), 'ivory-chain-'));
   const file = path.join(directory, 'networks.json');
   writeFileSync(
@@ -76,10 +79,12 @@ export async function startChainHarness(
           tokens: [
             { address: token, symbol: 'TUSD', decimals: 6, status: 'ready' },
             { address: otherToken, symbol: 'OUSD', decimals: 6, status: 'ready' },
+            ...(extras.tokens ?? []),
           ],
           ...(options.rpcUrls === undefined ? { rpc_url: anvil.rpcUrl } : { rpc_urls: await options.rpcUrls(anvil) }),
           confirmations,
           poll_interval_ms: 50,
+          ...extras.network,
         },
       ],
     }),

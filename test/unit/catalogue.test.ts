@@ -203,6 +203,18 @@ describe('publicNetworks filter (SPEC "Network")', () => {
     expect(token?.icon?.hash).toBe(sha256(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')));
   });
 
+  it('x402 (decision 0035): a token carries its EIP-712 domain only when the file gives one, a network its native price', () => {
+    const catalogue = loadCatalogue(
+      writeCatalogue({ networks: [aNetwork({ x402_native_price: '2500.5', tokens: [aToken({ eip712: { name: 'USD Coin', version: '2' } })] }), aTronNetwork()] }),
+    );
+    expect(catalogue.token(1, ETHEREUM_USDC)?.eip712).toEqual({ name: 'USD Coin', version: '2' });
+    expect(catalogue.network(1)?.x402NativePrice).toBe('2500.5');
+    expect(catalogue.token(728126428, TRON_USDT)?.eip712).toBeUndefined();
+    expect(catalogue.network(728126428)?.x402NativePrice).toBeUndefined();
+    // Neither shows in GET /networks.
+    expect(Object.keys(catalogue.publicNetworks()[0]?.tokens[0] ?? {})).not.toContain('eip712');
+  });
+
   it('accepts valid Tron and Solana entries', () => {
     const catalogue = loadCatalogue(writeCatalogue({ networks: [aTronNetwork(), aSolanaNetwork()] }));
     expect(catalogue.publicNetworks().map((network) => network.family)).toEqual(['tron', 'solana']);
@@ -223,6 +235,12 @@ const badCases: BadCase[] = [
   { rule: 'networks is an array', content: { networks: {} }, names: 'file.networks: must be an array' },
   { rule: 'no unknown top-level field', content: { networks: [], version: 1 }, names: 'file.version: unknown field' },
   { rule: 'a network is an object', content: { networks: [1] }, names: 'networks[0]: must be an object' },
+  { rule: 'eip712 is an object', content: { networks: [aNetwork({ tokens: [aToken({ eip712: 'USD Coin' })] })] }, names: 'networks[0] (chain_id 1).tokens[0].eip712: must be an object' },
+  { rule: 'eip712 has a name', content: { networks: [aNetwork({ tokens: [aToken({ eip712: { version: '2' } })] })] }, names: 'networks[0] (chain_id 1).tokens[0].eip712.name: missing' },
+  { rule: 'eip712 version is not empty', content: { networks: [aNetwork({ tokens: [aToken({ eip712: { name: 'USD Coin', version: '' } })] })] }, names: 'networks[0] (chain_id 1).tokens[0].eip712.version: must not be empty' },
+  { rule: 'eip712 has no other field', content: { networks: [aNetwork({ tokens: [aToken({ eip712: { name: 'USD Coin', version: '2', chainId: 1 } })] })] }, names: 'networks[0] (chain_id 1).tokens[0].eip712.chainId: unknown field' },
+  { rule: 'x402_native_price is a positive decimal', content: { networks: [aNetwork({ x402_native_price: '0' })] }, names: 'networks[0] (chain_id 1).x402_native_price: must be a positive decimal token amount' },
+  { rule: 'x402_native_price is a string', content: { networks: [aNetwork({ x402_native_price: 2500 })] }, names: 'networks[0] (chain_id 1).x402_native_price: must be a string' },
   { rule: 'no unknown network field', content: { networks: [aNetwork({ colour: 'red' })] }, names: 'networks[0].colour: unknown field' },
   { rule: 'chain_id is required', content: { networks: [aNetwork({ chain_id: undefined })] }, names: 'networks[0].chain_id: missing' },
   { rule: 'chain_id is at least 1', content: { networks: [aNetwork({ chain_id: 0 })] }, names: 'networks[0].chain_id: must be an integer' },

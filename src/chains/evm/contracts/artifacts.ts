@@ -13,6 +13,7 @@ export {
   invoiceForwarderFactoryAbi,
   noReturnTokenAbi,
   reentrantTokenAbi,
+  testStablecoin3009Abi,
   testStablecoinAbi,
 } from './abis.js';
 
@@ -34,6 +35,8 @@ export const depositForwarderFactoryBytecode = bytecodeOf('DepositForwarderFacto
 export const forwarderImplementationBytecode = bytecodeOf('ForwarderImplementation');
 export const invoiceForwarderFactoryBytecode = bytecodeOf('InvoiceForwarderFactory');
 export const testStablecoinBytecode = bytecodeOf('TestStablecoin');
+/** The EIP-3009 test token (x402 on the devnet and in tests). */
+export const testStablecoin3009Bytecode = bytecodeOf('TestStablecoin3009');
 // Test tokens (contracts/test), deployed by test/chain only.
 export const falseReturnTokenBytecode = bytecodeOf('FalseReturnToken');
 export const feeOnTransferTokenBytecode = bytecodeOf('FeeOnTransferToken');

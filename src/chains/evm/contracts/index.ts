@@ -23,6 +23,8 @@ import {
   depositForwarderFactoryBytecode,
   invoiceForwarderFactoryAbi,
   invoiceForwarderFactoryBytecode,
+  testStablecoin3009Abi,
+  testStablecoin3009Bytecode,
   testStablecoinAbi,
   testStablecoinBytecode,
 } from './artifacts.js';
@@ -33,6 +35,8 @@ export {
   forwarderImplementationAbi,
   invoiceForwarderFactoryAbi,
   invoiceForwarderFactoryBytecode,
+  testStablecoin3009Abi,
+  testStablecoin3009Bytecode,
   testStablecoinAbi,
   testStablecoinBytecode,
 } from './artifacts.js';
@@ -167,6 +171,15 @@ export async function deployContracts(options: DeployContractsOptions): Promise<
 export async function deployTestStablecoin(options: { rpcUrl: string; privateKey: Hex }): Promise<Address> {
   const deployer = await connect(options.rpcUrl, options.privateKey);
   return (await deployer.deploy(testStablecoinAbi, testStablecoinBytecode, [])).address;
+}
+
+/**
+ * Deploys a `TestStablecoin3009` (6 decimals, EIP-3009 `transferWithAuthorization`, anyone may
+ * mint) whose EIP-712 domain is (`name`, `version`): local devnets and tests only.
+ */
+export async function deployTestStablecoin3009(options: { rpcUrl: string; privateKey: Hex; name?: string; version?: string }): Promise<Address> {
+  const deployer = await connect(options.rpcUrl, options.privateKey);
+  return (await deployer.deploy(testStablecoin3009Abi, testStablecoin3009Bytecode, [options.name ?? 'Test USD 3009', options.version ?? '2'])).address;
 }
 
 function requireAddress(value: string, field: string): Address {

@@ -90,6 +90,16 @@ export async function setNextNonce(trx: Tx, chainId: number, nextNonce: bigint, 
   await evmTx(trx).updateTable('evm_relayers').set({ next_nonce: nextNonce.toString(), updated_at: now }).where('chain_id', '=', chainId).execute();
 }
 
+/** Gives back `nonce` when it is still the last one taken (nothing signed since): a transaction the node refused outright. */
+export async function releaseNonce(trx: Tx, chainId: number, nonce: bigint, now: Date): Promise<void> {
+  await evmTx(trx)
+    .updateTable('evm_relayers')
+    .set({ next_nonce: nonce.toString(), updated_at: now })
+    .where('chain_id', '=', chainId)
+    .where('next_nonce', '=', (nonce + 1n).toString())
+    .execute();
+}
+
 /** Inserts or replaces the network's key; the nonce restarts (it is raised to the chain's own count before each signature). */
 export async function upsertRelayerKey(trx: Tx, row: { chainId: number; address: string; sealedKey: string }, now: Date): Promise<void> {
   await evmTx(trx)
