@@ -15,7 +15,7 @@ export { cannotLand, nextExpiringPayoutStep, type ExpiringPayoutStep, type Expir
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
 export { listRescans, readScanLags, requestRescan, type IngestTables, type Rescan } from './ingest/index.js';
 export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
-export { deployTronContracts, importTronRelayerKey } from './tron/index.js';
+export { deployTronContracts, importTronRelayerKey, isOwnTronAddress } from './tron/index.js';
 export { createRpcClient, sendRelayerCall, type RelayerCall, type RelayerCallDeps, type RelayerCallOutcome } from './evm/index.js';
 
 /** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */

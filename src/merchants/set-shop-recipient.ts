@@ -1,5 +1,5 @@
 import type { Catalogue } from '../catalogue/index.js';
-import { addressCodec, familyRules } from '../chains/index.js';
+import { addressCodec, familyRules, isOwnTronAddress } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { IvoryError, fieldError } from '../platform/errors.js';
@@ -37,7 +37,7 @@ export async function setShopRecipient(
     return { address };
   }
   if (await isServiceAddress(trx, deps.catalogue, family, address)) {
-    const reason = "is one of this service's own addresses (a token contract or mint, a fee wallet, a service wallet): use your own wallet";
+    const reason = "is one of this service's own addresses (a token contract or mint, a factory, a payment address, the relayer, a fee wallet, a service wallet): use your own wallet";
     throw fieldError(rules.ownAddressRecipient, 'address', reason);
   }
   await writeFamilyRecipient(trx, shop.id, family, address, deps.clock.now());
@@ -55,7 +55,10 @@ async function isServiceAddress(db: Executor, catalogue: Catalogue, family: Reci
   for (const network of catalogue.networks()) {
     if (network.family !== family) continue;
     const codec = addressCodec(family);
-    if (network.tokens.some((token) => codec.same(token.address, address)) || (network.chain?.feeWallet !== undefined && codec.same(network.chain.feeWallet, address))) return true;
+    const own = [...network.tokens.map((token) => token.address), network.mainFactory, network.invoiceFactory, network.chain?.feeWallet].filter((known): known is string => known !== undefined && known !== '');
+    if (own.some((known) => codec.same(known, address))) return true;
   }
+  // The relayers and forwarders Ivory runs on Tron (Solana's deposit keys are its driver's own check).
+  if (family === 'tron' && (await isOwnTronAddress(db, address))) return true;
   return isServiceWalletAddress(db, family, address);
 }

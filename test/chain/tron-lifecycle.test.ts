@@ -14,6 +14,7 @@ import {
   type TronHarness,
 } from '../support/tron-chain.js';
 import { eventTypes } from '../support/evm-chain.js';
+import { authed, newIdempotencyKey } from '../support/app.js';
 
 // Issue 23 "Tests": whole lifecycles on the local Tron node (devnets/tron-node) through the real
 // app: catalogue entry with api_url → Tron driver, watcher over /jsonrpc, payouts in energy,
@@ -81,5 +82,17 @@ describe('live Tron invoices and deposits on the local Tron node', () => {
     await solidifyTron(chain, 6);
     expect(await tronBalanceOf(chain, recipient)).toBe(usd(100) - fee(usd(40)) - fee(usd(60)));
     expect((await readTronIssuance(chain, shop, deposit.id)).received).toBe(usd(100).toString());
+  });
+
+  it("the relayer, a factory and a payment address of this service are invalid_tron_recipient (SPEC \"Errors\"); nothing is stored", async () => {
+    const shop = await liveTronShop(chain.app, newRecipient());
+    const invoice = await createTronInvoice(chain, shop, usd(1));
+    await chain.app.context.db.updateTable('shops').set({ tron_recipient: null }).where('id', '=', shop.shopId).execute();
+    for (const own of [relayer, chain.contracts.mainFactory, chain.contracts.invoiceFactory, invoice.address]) {
+      const response = await chain.app.request({ method: 'PUT', url: `/api/v1/shops/${shop.shopId}/tron-recipient`, headers: authed(shop.session.token, newIdempotencyKey()), payload: { address: own } });
+      expect([response.statusCode, response.json<{ error: { code: string } }>().error.code]).toEqual([400, 'invalid_tron_recipient']);
+    }
+    const row = await chain.app.context.db.selectFrom('shops').select('tron_recipient').where('id', '=', shop.shopId).executeTakeFirstOrThrow();
+    expect(row.tron_recipient).toBeNull();
   });
 });

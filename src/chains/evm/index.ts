@@ -10,7 +10,7 @@ export { createRpcClient, importRelayerKey } from './relayer/index.js';
 export { recoverForwarder, RecoverRefused, type RecoverOutcome, type RecoverRequest } from './recover-forwarder.js';
 
 // What the Tron family reuses (the same contracts on the TVM, and the logs of its /jsonrpc).
-export { allocateForwarder, findForwarder, type Forwarder, type ForwarderNetwork, type PredictForwarder } from './forwarders/index.js';
+export { allocateForwarder, findForwarder, isForwarderAddress, type Forwarder, type ForwarderNetwork, type PredictForwarder } from './forwarders/index.js';
 export {
   depositForwarderFactoryAbi,
   forwarderCreationCode,

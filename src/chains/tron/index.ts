@@ -6,3 +6,4 @@
 export { tronDriver } from './tron-driver.js';
 export { importTronRelayerKey } from './tron-relayer.js';
 export { deployTronContracts, type DeployTronContractsOptions, type DeployedTronContracts } from './contracts/deploy.js';
+export { isOwnTronAddress } from './tron-service-addresses.js';

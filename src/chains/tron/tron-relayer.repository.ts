@@ -56,3 +56,8 @@ export async function clearTrxNeeded(trx: Tx, chainId: number, coveredSun: bigin
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+export async function isTronRelayerAddress(executor: Executor, address: string): Promise<boolean> {
+  const row = await tron(executor).selectFrom('tron_relayers').select('chain_id').where('address', '=', address).limit(1).executeTakeFirst();
+  return row !== undefined;
+}

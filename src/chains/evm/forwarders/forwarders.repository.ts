@@ -55,3 +55,9 @@ export async function findForwarder(executor: Executor, issuanceId: string): Pro
     },
   };
 }
+
+/** Whether `address` (checksummed) is the forwarder of some issuance: a payment address of this service. */
+export async function isForwarderAddress(executor: Executor, address: string): Promise<boolean> {
+  const row = await evm(executor).selectFrom('evm_forwarders').select('issuance_id').where('address', '=', address).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
