@@ -78,8 +78,9 @@ export type PayoutBroadcast =
  * keyed by (chain, tx hash, log index), to the issuances ledger's
  * `recordTransfer`, and reorged ones come back through it as reversals; its
  * payout tracker (`evm/payouts/evm-payout-tracker.job.ts`) reports sweeps seen
- * on chain to `confirmPayout` / `revertPayout` / `sweepFailed`. Tron and
- * Solana have no live adapter yet.
+ * on chain to `confirmPayout` / `revertPayout` / `sweepFailed`. Tron
+ * (`tron/`) reuses the EVM watcher over its node's /jsonrpc and has its own
+ * payout tracker; Solana has no live adapter yet.
  *
  * The sandbox adapter implements only `allocateAddress`: sandbox money does
  * not move (LEDGER "Sandbox"), so no sandbox payout is ever sent.
