@@ -218,5 +218,5 @@ export async function createTronDeposit(harness: TronHarness, shop: { shopId: st
 export async function readTronIssuance(harness: TronHarness, shop: { shopId: string; token: string }, id: string) {
   const response = await harness.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${id}`, headers: authed(shop.token) });
   if (response.statusCode !== 200) throw new Error(`read issuance: ${response.statusCode} ${response.body}`);
-  return response.json<{ id: string; status: string; address: string; received: string; amount: string | null; payout_tx_hash: string | null }>();
+  return response.json<{ id: string; public_id: string; status: string; address: string; received: string; amount: string | null; payout_tx_hash: string | null }>();
 }
