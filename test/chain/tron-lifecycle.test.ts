@@ -13,7 +13,7 @@ import {
   tronBalanceOf,
   type TronHarness,
 } from '../support/tron-chain.js';
-import { eventTypes } from '../support/evm-chain.js';
+import { eventTypes, eventsOf } from '../support/evm-chain.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 
 // Issue 23 "Tests": whole lifecycles on the local Tron node (devnets/tron-node) through the real
@@ -68,6 +68,47 @@ describe('live Tron invoices and deposits on the local Tron node', () => {
     expect((await tronBalanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(fee(amount));
     expect(await tronBalanceOf(chain, invoice.address)).toBe(0n);
     expect(settled.payout_tx_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('an overpaid invoice: the recipient gets exactly amount − fee, the operator fee plus the excess', async () => {
+    const recipient = newRecipient();
+    const shop = await liveTronShop(chain.app, recipient);
+    const invoice = await createTronInvoice(chain, shop, usd(100));
+    const feeWalletBefore = await tronBalanceOf(chain, chain.feeWallet);
+    await payTron(chain, invoice.address, usd(130));
+    await solidifyTron(chain, 6);
+    expect((await readTronIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    expect(await tronBalanceOf(chain, recipient)).toBe(usd(99.5));
+    expect((await tronBalanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(usd(30.5));
+  });
+
+  it('a group paid on one option, then on the other: the second carries duplicate: true and is never swept', async () => {
+    const recipient = newRecipient();
+    const shop = await liveTronShop(chain.app, recipient);
+    const created = await chain.app.request({
+      method: 'POST',
+      url: `/api/v1/shops/${shop.shopId}/invoices`,
+      headers: authed(shop.token, newIdempotencyKey()),
+      payload: { assets: [{ chain_id: chain.node.chainId, token: chain.token }, { chain_id: chain.node.chainId, token: chain.otherToken }], amount: '12.5' },
+    });
+    expect(created.statusCode).toBe(202);
+    await chain.app.jobs.drain();
+    const group = await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${created.json<{ id: string }>().id}`, headers: authed(shop.token) });
+    const [first, second] = group.json<{ options: Array<{ id: string; address: string }> }>().options;
+    if (first === undefined || second === undefined) throw new Error('a group of two options');
+    expect(first.address).toMatch(/^T/);
+
+    await payTron(chain, first.address, usd(12.5));
+    await solidifyTron(chain, 6);
+    expect(await tronBalanceOf(chain, recipient)).toBe(usd(12.5) - fee(usd(12.5)));
+
+    await payTron(chain, second.address, usd(12.5), chain.otherToken);
+    await solidifyTron(chain, 6);
+    const duplicate = (await eventsOf(chain as never, second.id)).find((event) => event.type === 'transfer.confirmed');
+    expect(duplicate?.data.duplicate).toBe(true);
+    expect((await eventTypes(chain as never, second.id)).some((type) => type.startsWith('payout.'))).toBe(false);
+    expect(await tronBalanceOf(chain, second.address, chain.otherToken)).toBe(usd(12.5));
+    expect(await tronBalanceOf(chain, recipient, chain.otherToken)).toBe(0n);
   });
 
   it('a deposit takes two top-ups and sweeps twice', async () => {
