@@ -107,7 +107,7 @@ describe('Tron access (issue 23 "Operator path")', () => {
       confirmations: 0,
       feeLimitSun: 100_000_000,
       feeWallet: undefined,
-      pollIntervalMs: 3_000,
+      pollIntervalMs: 1_000,
       maxBlockRange: 2_000,
     });
     const tuned = load(TRON, {

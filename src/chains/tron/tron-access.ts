@@ -33,8 +33,8 @@ const MAX_CONFIRMATIONS = 10_000;
 const DEFAULT_FEE_LIMIT_SUN = 100_000_000;
 /** The network's own ceiling on a transaction's fee_limit (15,000 TRX). */
 const MAX_FEE_LIMIT_SUN = 15_000_000_000;
-/** Tron makes a block every 3 s. */
-const DEFAULT_POLL_INTERVAL_MS = 3_000;
+/** Tron makes a block every 3 s; a poll each second finds a solidified transfer within about a second of solidification. */
+const DEFAULT_POLL_INTERVAL_MS = 1_000;
 const DEFAULT_MAX_BLOCK_RANGE = 2_000;
 const TUNING = ['api_key', 'confirmations', 'fee_limit', 'fee_wallet', 'poll_interval_ms', 'max_block_range'] as const;
 
