@@ -35,7 +35,16 @@ export interface TronHarness {
  * network's api_url. Blocks come only from `mine` (the node is paused).
  */
 export async function startTronHarness(
-  options: { readonly confirmations?: number; readonly node?: TronNodeOptions; readonly env?: Record<string, string>; readonly liveChainAdapters?: ReadonlyMap<number, ChainAdapter> } = {},
+  options: {
+    readonly confirmations?: number;
+    readonly node?: TronNodeOptions;
+    readonly env?: Record<string, string>;
+    readonly liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
+    /** Leave the node producing blocks on its timer (default: paused, blocks only from `mineBlock`). */
+    readonly liveBlocks?: boolean;
+    /** Run the app's jobs in the background, as `serve` does (default: drained by hand). */
+    readonly runJobs?: boolean;
+  } = {},
 ): Promise<TronHarness> {
   const node = await startTronNode({ blockMs: 100, solidLag: 2, ...options.node });
   const [deployer, feeWallet, payer] = node.accounts;
@@ -43,7 +52,7 @@ export async function startTronHarness(
   const contracts = await deployTronContracts({ apiUrl: node.url, privateKey: `0x${deployer.privateKey}`, feeWallet: feeWallet.address, timeoutMs: 30_000 });
   const token = await deployToken(node, deployer.privateKey, 'FalseOnSuccessToken');
   const otherToken = await deployToken(node, deployer.privateKey, 'TestStablecoin');
-  node.pause();
+  if (options.liveBlocks !== true) node.pause();
   const directory = mkdtempSync(path.join(tmpdir(), 'ivory-tron-'));
   const file = path.join(directory, 'networks.json');
   writeFileSync(
@@ -82,7 +91,7 @@ export async function startTronHarness(
   const app = await createTestApp(
     { NETWORKS_FILE: file, ADMIN_TOKEN: TRON_ADMIN_TOKEN, ...options.env },
     new ManualClock(new Date()),
-    options.liveChainAdapters === undefined ? {} : { liveChainAdapters: options.liveChainAdapters },
+    { ...(options.liveChainAdapters === undefined ? {} : { liveChainAdapters: options.liveChainAdapters }), ...(options.runJobs === true ? { runJobs: true } : {}) },
   );
   return {
     node,
