@@ -44,6 +44,14 @@ async function startTronChains(deps: FamilyDriverDeps): Promise<RunningFamily> {
     const api = createTronApi(network.api);
     await ensureTronRelayer(deps.db, deps.secrets, network.chainId);
     adapters.set(network.chainId, createTronChainAdapter({ db: deps.db, secrets: deps.secrets, clock: deps.clock, log: deps.log, api, network }));
+    // Checked at start, without holding the start up: a wrong node is said at once in the log;
+    // the adapter checks again before its first allocation or sweep and refuses to work until it matches.
+    void jsonRpcChainId(api).then(
+      (chainId) => {
+        if (chainId !== network.chainId) deps.log.error({ chainId: network.chainId, nodeChainId: chainId }, `the node at the Tron network ${network.name}'s api_url serves another chain; the network waits`);
+      },
+      (error: unknown) => deps.log.warn({ err: error, chainId: network.chainId }, `the Tron node of ${network.name} did not answer at start; its network waits for it`),
+    );
     jobs.push(
       new EvmWatcherJob({ db: deps.db, clock: deps.clock, network: network.tvm, ledger: deps.transferLedger, log: deps.log, dialect: tronLogDialect(api, network) }),
       new TronPayoutTrackerJob({ db: deps.db, clock: deps.clock, api, chainId: network.chainId, pollIntervalMs: network.pollIntervalMs, ledger: deps.sweepLedger, log: deps.log }),
