@@ -2091,6 +2091,7 @@ export interface components {
             name: string;
             relayer_address: string;
             relayer_balance: string | null;
+            relayer_energy?: number | null;
             payouts_waiting_gas: number;
             head_block: number | null;
             last_scanned_block: number | null;
