@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findDepositAddress } from '../../src/chains/solana/solana-keys.repository.js';
+import {
+  SOLANA_CHAIN_ID,
+  adminNetworks,
+  balanceOf,
+  createSolanaInvoice,
+  eventTypes,
+  fundRelayer,
+  liveSolanaShop,
+  newRecipient,
+  pay,
+  readIssuance,
+  settle,
+  startSolanaHarness,
+  tokenAccountOf,
+  type SolanaHarness,
+} from '../support/solana-chain.js';
+
+// Issue 24: live Solana invoices on the local node (devnets/solana-node) through the real app
+// (catalogue entry with rpc_url → Solana driver: allocation, watcher, sweeps, tracker), balances
+// checked on chain. SPEC "States and transitions", "Events"; LEDGER "Invoices", "Fees".
+
+const usd = (whole: number) => BigInt(Math.round(whole * 1_000_000));
+/** LEDGER "Fees" with the harness's terms (50 bps, min 0.1, max 5 tokens), in 6-decimal units. */
+const fee = (amount: bigint) => {
+  const raw = (amount * 50n) / 10_000n;
+  return raw < 100_000n ? 100_000n : raw > 5_000_000n ? 5_000_000n : raw;
+};
+
+describe('live Solana invoices on the local node', () => {
+  let chain: SolanaHarness;
+  beforeAll(async () => {
+    chain = await startSolanaHarness();
+  }, 60_000);
+  afterAll(async () => {
+    await chain.close();
+  });
+
+  it('issue 24 item 4: the relayer is generated on first start and shown with its lamports', async () => {
+    const [network] = await adminNetworks(chain.app);
+    expect(network?.chain_id).toBe(SOLANA_CHAIN_ID);
+    expect(network?.relayer_address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(network?.relayer_balance).toBe('0');
+    await fundRelayer(chain, 2_000_000_000n);
+    expect((await adminNetworks(chain.app))[0]?.relayer_balance).toBe('2000000000');
+  });
+
+  it('an exact invoice: registering until its token account exists, observed at confirmed, credited at finalized, swept in one transaction, settled', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const amount = usd(25);
+    const { created, allocated } = await createSolanaInvoice(chain, shop, amount);
+    // SPEC: registering means the address is not yet allocated.
+    expect(created.status).toBe('registering');
+    expect(created.address ?? '').toBe('');
+    expect(allocated.status).toBe('open');
+    // The payment address is the deposit key's wallet address, never its token account.
+    const deposit = await findDepositAddress(chain.app.context.db, allocated.id);
+    expect(deposit?.ownerAddress).toBe(allocated.address);
+    expect(deposit?.tokenAccount).toBe(await tokenAccountOf(chain, allocated.address));
+    const [account] = (await chain.rpc.getMultipleAccounts([await tokenAccountOf(chain, allocated.address)], { commitment: 'confirmed', encoding: 'base64' }).send()).value;
+    expect(account).not.toBeNull();
+
+    chain.node.pause();
+    const paid = await payPaused(chain, allocated.address, amount);
+    chain.app.clock.advance(60_000);
+    await chain.app.jobs.drain();
+    expect(await eventTypes(chain, allocated.id)).toEqual(['transfer.observed']);
+    expect((await readIssuance(chain, shop, allocated.id)).received).toBe('0');
+    chain.node.resume();
+
+    const feeWalletBefore = await balanceOf(chain, chain.feeWallet);
+    await settle(chain);
+    const settled = await readIssuance(chain, shop, allocated.id);
+    expect(settled.status).toBe('settled');
+    expect(settled.received).toBe(amount.toString());
+    expect(await eventTypes(chain, allocated.id)).toEqual(['transfer.observed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);
+    expect(paid).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+
+    // On chain: the recipient got exactly amount − fee, the fee wallet the fee; the deposit account is empty.
+    expect(await balanceOf(chain, recipient)).toBe(amount - fee(amount));
+    expect((await balanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(fee(amount));
+    expect(await balanceOf(chain, allocated.address)).toBe(0n);
+    const sweep = await chain.rpc.getTransaction(settled.payout_tx_hash as never, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    expect(sweep?.meta?.err).toBeNull();
+  });
+});
+
+/** Pays while the node's slots stand still, then lets them reach `confirmed` only. */
+async function payPaused(chain: SolanaHarness, owner: string, amount: bigint): Promise<string> {
+  chain.node.resume();
+  const signature = await pay(chain, owner, amount);
+  chain.node.pause();
+  return signature;
+}
