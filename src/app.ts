@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyBaseLogger } from 'fastify';
 import { ADMIN_PREFIX, adminRoutes } from './admin/index.js';
 import { loadCatalogue, type Catalogue } from './catalogue/index.js';
-import { createChainAdapters, familyAccess, type ChainAdapter, type ChainFamily, type ChainFamilyDriver, type FamilyAdapters } from './chains/index.js';
+import { createChainAdapters, familyAccess, type ChainAdapter, type ChainFamily, type FamilyAdapters } from './chains/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
@@ -42,12 +42,6 @@ export interface BuildOptions {
    * recording ones here. Sandbox issuances always use the sandbox adapter.
    */
   readonly liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
-  /**
-   * The family drivers to start (default: the registered `familyDrivers`).
-   * Tests run a driver before it is registered (a family whose end-to-end
-   * path is not proven yet stays out of `chains/drivers.ts`).
-   */
-  readonly familyDrivers?: readonly ChainFamilyDriver[];
   /** Poll jobs in the background (serve). Tests leave it off and call `jobs.drain()`. */
   readonly runJobs?: boolean;
 }
@@ -93,7 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const unlistenApiKeys = await database.listen(API_KEYS_CHANNEL, { onMessage: () => apiKeyCache.clear(), onGap: () => apiKeyCache.clear() });
 
   const secrets = new SecretBox(secretKey(config));
-  const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log, ledger: ledgerPorts, ...(options.familyDrivers === undefined ? {} : { drivers: options.familyDrivers }) });
+  const live = await startLiveChains({ db: database.db, secrets, clock, catalogue, log: server.log, ledger: ledgerPorts });
   const chains = createChainAdapters(byFamily(catalogue, options.liveChainAdapters ?? new Map()), live.adapters);
   const context: AppContext = {
     config,

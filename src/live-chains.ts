@@ -1,6 +1,6 @@
 import type { ListLiveNetworks, RescanNetwork, RescanView } from './admin/index.js';
 import type { Catalogue, IsLive } from './catalogue/index.js';
-import { familyDrivers, listRescans, requestRescan, type Rescan, type ChainAdapters, type ChainFamilyDriver, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
+import { familyDrivers, listRescans, requestRescan, type Rescan, type ChainAdapters, type FamilyAdapters, type LiveNetworkState, type SweepLedger, type TransferLedger } from './chains/index.js';
 import { listWatchedAddresses } from './allocation/index.js';
 import { recordTransfers, type LedgerPorts } from './issuances/index.js';
 import { confirmPayout, countWaitingGasPayouts, recordFailedSweep, revertPayout, wakeWaitingGasPayouts } from './payouts/index.js';
@@ -72,14 +72,12 @@ export async function startLiveChains(deps: {
   readonly catalogue: Catalogue;
   readonly log: IvoryServer['log'];
   readonly ledger: LedgerPorts;
-  /** Default: the registered `familyDrivers`. */
-  readonly drivers?: readonly ChainFamilyDriver[];
 }): Promise<LiveChains> {
   const { transferLedger, sweepLedger } = chainLedgers(deps.ledger);
   const adapters: { -readonly [Family in keyof FamilyAdapters]: FamilyAdapters[Family] } = {};
   const jobs: Job[] = [];
   const running: { status(): Promise<LiveNetworkState[]>; readonly adapters: { has(chainId: number): boolean } }[] = [];
-  for (const driver of deps.drivers ?? familyDrivers) {
+  for (const driver of familyDrivers) {
     const family = await driver.start({
       db: deps.db,
       secrets: deps.secrets,

@@ -4,6 +4,7 @@ import {
   SOLANA_CHAIN_ID,
   adminNetworks,
   balanceOf,
+  createSolanaDeposit,
   createSolanaInvoice,
   eventTypes,
   fundRelayer,
@@ -84,6 +85,73 @@ describe('live Solana invoices on the local node', () => {
     expect(await balanceOf(chain, allocated.address)).toBe(0n);
     const sweep = await chain.rpc.getTransaction(settled.payout_tx_hash as never, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     expect(sweep?.meta?.err).toBeNull();
+  });
+
+  it('an invoice paid in two transfers stays open on the partial payment, then settles (LEDGER "Invoices": partial payments add up)', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(100));
+    await pay(chain, invoice.address, usd(40));
+    await settle(chain);
+    const partial = await readIssuance(chain, shop, invoice.id);
+    expect(partial.status).toBe('open');
+    expect(partial.received).toBe(usd(40).toString());
+    expect(await balanceOf(chain, recipient)).toBe(0n);
+
+    await pay(chain, invoice.address, usd(60));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(99.5));
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  it('an overpaid invoice: the recipient gets exactly amount − fee, the fee wallet fee plus the excess (LEDGER "Invoices")', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(100));
+    const feeWalletBefore = await balanceOf(chain, chain.feeWallet);
+    await pay(chain, invoice.address, usd(130));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(99.5));
+    expect((await balanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(usd(30.5));
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  it('a deposit swept twice: each time B reaches the threshold, B − fee(B) to the recipient (LEDGER "Deposits")', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const deposit = await createSolanaDeposit(chain, shop);
+    expect(deposit.status).toBe('open');
+    await pay(chain, deposit.address, usd(12));
+    await settle(chain);
+    expect(await balanceOf(chain, recipient)).toBe(usd(12) - fee(usd(12)));
+    await pay(chain, deposit.address, usd(15));
+    await settle(chain);
+    expect(await balanceOf(chain, recipient)).toBe(usd(12) - fee(usd(12)) + usd(15) - fee(usd(15)));
+    expect(await balanceOf(chain, deposit.address)).toBe(0n);
+    const types = await eventTypes(chain, deposit.id);
+    expect(types.filter((type) => type === 'payout.confirmed')).toHaveLength(2);
+  });
+
+  it('a rollback before finalized: the transfer observed at confirmed and dropped is never credited (issue 24 item 5)', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(10));
+    const signature = await payPaused(chain, invoice.address, usd(10));
+    chain.app.clock.advance(60_000);
+    await chain.app.jobs.drain();
+    expect(await eventTypes(chain, invoice.id)).toEqual(['transfer.observed']);
+    expect(chain.node.drop(signature)).toMatchObject({ dropped: true });
+    chain.node.resume();
+    await settle(chain);
+    const after = await readIssuance(chain, shop, invoice.id);
+    expect(after.status).toBe('open');
+    expect(after.received).toBe('0');
+    expect(await eventTypes(chain, invoice.id)).toEqual(['transfer.observed']);
+    const rows = await chain.app.context.db.selectFrom('chain_transfers').select(['status']).where('issuance_id', '=', invoice.id).execute();
+    expect(rows.map((row) => row.status)).toEqual(['dropped']);
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
   });
 });
 

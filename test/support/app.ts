@@ -20,7 +20,7 @@ export interface TestApp extends IvoryApp {
 export async function createTestApp(
   env: Record<string, string> = {},
   clock: Clock = new ManualClock(new Date()),
-  options: Pick<BuildOptions, 'liveChainAdapters' | 'database' | 'familyDrivers'> = {},
+  options: Pick<BuildOptions, 'liveChainAdapters' | 'database'> = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     SECRET_KEY: TEST_SECRET_KEY,

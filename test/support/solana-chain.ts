@@ -4,10 +4,8 @@ import path from 'node:path';
 import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token';
 import { address as toAddress, createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { startSolanaNode, TOKEN_PROGRAM, type SolanaNode } from '../../devnets/solana-node/index.js';
-import { solanaDriver } from '../../src/chains/solana/solana-driver.js';
 import { sendSigned, signTransaction, solanaRpc, waitConfirmed, type SolanaRpc } from '../../src/chains/solana/solana-rpc.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { evmDriver } from '../../src/chains/evm/index.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from './app.js';
 import { createApiKey, createMerchant, createSession, createShop, createUser } from './factories.js';
 
@@ -30,8 +28,8 @@ export interface SolanaHarness {
 /**
  * A live Solana network on the local node (devnets/solana-node): a 6-decimal
  * mint (SPL Token, or Token-2022), and the real app reading a catalogue file
- * that lists the network with its rpc_url and fee_wallet, running the Solana
- * family driver (passed in: it is not registered until its end-to-end path is).
+ * that lists the network with its rpc_url and fee_wallet, so the app runs its
+ * own Solana driver (nothing in-process is faked).
  */
 export async function startSolanaHarness(options: { tokenProgram?: Address } = {}): Promise<SolanaHarness> {
   const node = await startSolanaNode(NODE_TIMING);
@@ -71,7 +69,7 @@ export async function startSolanaHarness(options: { tokenProgram?: Address } = {
       ],
     }),
   );
-  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN }, new ManualClock(new Date()), { familyDrivers: [evmDriver, solanaDriver] });
+  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN }, new ManualClock(new Date()));
   return {
     node,
     rpc: solanaRpc(node.url),
