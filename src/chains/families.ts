@@ -1,10 +1,12 @@
 import type { AddressCodec } from './address-codec.js';
 import type { ChainFamily } from './chain-network.js';
 import type { FamilyRules } from './family-rules.js';
+import type { Executor } from '../platform/database/database.js';
 import { evmAddressCodec } from './evm/evm-address-codec.js';
 import { evmFamilyRules } from './evm/evm-family-rules.js';
 import { solanaAddressCodec } from './solana/solana-address-codec.js';
 import { solanaFamilyRules } from './solana/solana-family-rules.js';
+import { isSolanaServiceAddress } from './solana/solana-service-addresses.js';
 import { tronAddressCodec } from './tron/tron-address-codec.js';
 import { tronFamilyRules } from './tron/tron-family-rules.js';
 
@@ -24,4 +26,19 @@ export function addressCodec(family: ChainFamily): AddressCodec {
 
 export function familyRules(family: ChainFamily): FamilyRules {
   return RULES[family];
+}
+
+/**
+ * Addresses a family's running side owns (Solana: relayers, deposit keys and
+ * their token accounts), which must never be a payout recipient. EVM and Tron
+ * deposit addresses are forwarder contracts, refused by their codecs' rules.
+ */
+const SERVICE_ADDRESSES: Readonly<Record<ChainFamily, (executor: Executor, address: string) => Promise<boolean>>> = {
+  evm: async () => false,
+  tron: async () => false,
+  solana: isSolanaServiceAddress,
+};
+
+export function isFamilyServiceAddress(executor: Executor, family: ChainFamily, address: string): Promise<boolean> {
+  return SERVICE_ADDRESSES[family](executor, address);
 }

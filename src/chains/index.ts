@@ -2,7 +2,7 @@ import type { ChainFamily } from './chain-network.js';
 import type { ChainAdapter, ChainAdapters } from './chain-adapter.js';
 import { sandboxAdapter } from './sandbox/sandbox-adapter.js';
 
-export { addressCodec, CHAIN_FAMILIES, familyRules, isChainFamily } from './families.js';
+export { addressCodec, CHAIN_FAMILIES, familyRules, isChainFamily, isFamilyServiceAddress } from './families.js';
 export type { AddressCodec, PaymentRequest } from './address-codec.js';
 export type { FamilyRules } from './family-rules.js';
 export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken, EvmAccess, SolanaAccess, TronAccess } from './chain-network.js';
@@ -16,6 +16,7 @@ export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
 export { listRescans, readScanLags, requestRescan, type IngestTables, type Rescan } from './ingest/index.js';
 export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
 export { deployTronContracts, importTronRelayerKey } from './tron/index.js';
+export { exportDepositKey } from './solana/index.js';
 
 /** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */
 export type AdapterLookup = Pick<ReadonlyMap<number, ChainAdapter>, 'get'>;

@@ -1,5 +1,5 @@
 import type { Catalogue } from '../catalogue/index.js';
-import { addressCodec, familyRules } from '../chains/index.js';
+import { addressCodec, familyRules, isFamilyServiceAddress } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { IvoryError, fieldError } from '../platform/errors.js';
@@ -49,7 +49,8 @@ export async function setShopRecipient(
  * `invalid_solana_address`, Tron `invalid_tron_recipient`). The service's own
  * addresses on a family: the token contracts and mints it accepts (funds sent
  * there are lost), its fee wallets, and every merchant's service wallet
- * (a payout there would credit the wrong books).
+ * (a payout there would credit the wrong books), and what the family's
+ * running side owns (Solana: relayers and deposit addresses).
  */
 async function isServiceAddress(db: Executor, catalogue: Catalogue, family: RecipientFamily, address: string): Promise<boolean> {
   for (const network of catalogue.networks()) {
@@ -57,5 +58,5 @@ async function isServiceAddress(db: Executor, catalogue: Catalogue, family: Reci
     const codec = addressCodec(family);
     if (network.tokens.some((token) => codec.same(token.address, address)) || (network.chain?.feeWallet !== undefined && codec.same(network.chain.feeWallet, address))) return true;
   }
-  return isServiceWalletAddress(db, family, address);
+  return (await isFamilyServiceAddress(db, family, address)) || isServiceWalletAddress(db, family, address);
 }

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ed25519 } from '@noble/curves/ed25519';
+import { base58 } from '../../src/chains/base58.js';
+import { exportDepositKey } from '../../src/chains/index.js';
+import { listIssuanceChainTransfers } from '../../src/chains/ingest/index.js';
 import { findDepositAddress } from '../../src/chains/solana/solana-keys.repository.js';
+import { authed, newIdempotencyKey } from '../support/app.js';
+import { createMerchant, createSession, createShop, createUser } from '../support/factories.js';
 import {
   SOLANA_CHAIN_ID,
   adminNetworks,
@@ -149,9 +155,45 @@ describe('live Solana invoices on the local node', () => {
     expect(after.status).toBe('open');
     expect(after.received).toBe('0');
     expect(await eventTypes(chain, invoice.id)).toEqual(['transfer.observed']);
-    const rows = await chain.app.context.db.selectFrom('chain_transfers').select(['status']).where('issuance_id', '=', invoice.id).execute();
+    const rows = await listIssuanceChainTransfers(chain.app.context.db, invoice.id);
     expect(rows.map((row) => row.status)).toEqual(['dropped']);
     expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  it('SPEC "Errors": a Solana recipient that is a service address (the relayer, a deposit address, its token account) is invalid_solana_address and changes nothing', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(5));
+    const [network] = await adminNetworks(chain.app);
+    const user = await createUser(chain.app.context.db);
+    const session = await createSession(chain.app.context.db, user.id);
+    const merchant = await createMerchant(chain.app.context.db, user.id);
+    const fresh = await createShop(chain.app.context.db, merchant.id, { sandbox: false });
+    const put = (address: string) =>
+      chain.app.request({ method: 'PUT', url: `/api/v1/shops/${fresh.id}/solana-recipient`, headers: authed(session.token, newIdempotencyKey()), payload: { address } });
+    for (const address of [network?.relayer_address ?? '', invoice.address, await tokenAccountOf(chain, invoice.address)]) {
+      const refused = await put(address);
+      expect(refused.statusCode, address).toBe(400);
+      expect(refused.json().error.code).toBe('invalid_solana_address');
+    }
+    const stored = await chain.app.context.db.selectFrom('shops').select('solana_recipient').where('id', '=', fresh.id).executeTakeFirstOrThrow();
+    expect(stored.solana_recipient).toBeNull();
+    // A wallet is accepted; a different one afterwards is shop_addresses_immutable.
+    expect((await put(recipient)).statusCode).toBe(200);
+    const changed = await put(await newRecipient(chain, false));
+    expect(changed.json().error.code).toBe('shop_addresses_immutable');
+  });
+
+  it('issue 24 item 1: export-key gives the operator the issuance\'s deposit keypair (base58, seed then public key) for recovery by hand', async () => {
+    const shop = await liveSolanaShop(chain.app, await newRecipient(chain));
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(5));
+    const exported = await exportDepositKey(chain.app.context.db, chain.app.context.secrets, invoice.id);
+    expect(exported?.address).toBe(invoice.address);
+    const keypair = base58.decode(exported?.secretKey ?? '');
+    expect(keypair).toHaveLength(64);
+    expect(base58.encode(keypair.subarray(32))).toBe(invoice.address);
+    expect(base58.encode(ed25519.getPublicKey(keypair.subarray(0, 32)))).toBe(invoice.address);
+    expect(await exportDepositKey(chain.app.context.db, chain.app.context.secrets, '00000000-0000-4000-8000-000000000000')).toBeUndefined();
   });
 });
 

@@ -149,3 +149,8 @@ export async function isDepositAddress(executor: Executor, address: string): Pro
     .executeTakeFirst();
   return row !== undefined;
 }
+
+export async function findSolanaRelayerByAddress(executor: Executor, address: string): Promise<boolean> {
+  const row = await solana(executor).selectFrom('solana_relayers').select('chain_id').where('address', '=', address).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
