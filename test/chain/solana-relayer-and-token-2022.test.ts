@@ -71,7 +71,7 @@ describe('a Solana relayer without SOL for the sweep', () => {
     expect((await readIssuance(chain, shop, second.id)).status).toBe('settled');
     // Per invoice: the deposit token account's rent, one signature to create it, two to sweep.
     expect(before - (await relayerLamports(chain))).toBe(rent + SIGNATURE_FEE + SWEEP_FEE);
-    console.info(`lamports per invoice: rent ${rent}, fees ${SIGNATURE_FEE + SWEEP_FEE}, reclaimed 0`);
+    console.warn(`lamports per invoice: rent ${rent}, fees ${SIGNATURE_FEE + SWEEP_FEE}, reclaimed 0`);
   });
 });
 
@@ -101,7 +101,7 @@ describe('a Token-2022 mint', () => {
       await chain.app.jobs.drain();
       return (await eventTypes(chain, invoice.id)).includes('transfer.confirmed');
     }, 20_000);
-    console.info(`detection after finalized: ${Date.now() - finalizedAt} ms`);
+    console.warn(`detection after finalized: ${Date.now() - finalizedAt} ms`);
 
     await settle(chain);
     expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
