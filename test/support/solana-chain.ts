@@ -6,6 +6,7 @@ import { address as toAddress, createKeyPairSignerFromBytes, generateKeyPairSign
 import { startSolanaNode, TOKEN_PROGRAM, type SolanaNode } from '../../devnets/solana-node/index.js';
 import { sendSigned, signTransaction, solanaRpc, waitConfirmed, type SolanaRpc } from '../../src/chains/solana/solana-rpc.js';
 import { ManualClock } from '../../src/platform/clock.js';
+import type { ChainAdapter } from '../../src/chains/index.js';
 import { authed, createTestApp, newIdempotencyKey, type TestApp } from './app.js';
 import { createApiKey, createMerchant, createSession, createShop, createUser } from './factories.js';
 
@@ -31,7 +32,7 @@ export interface SolanaHarness {
  * that lists the network with its rpc_url and fee_wallet, so the app runs its
  * own Solana driver (nothing in-process is faked).
  */
-export async function startSolanaHarness(options: { tokenProgram?: Address } = {}): Promise<SolanaHarness> {
+export async function startSolanaHarness(options: { tokenProgram?: Address; liveChainAdapters?: ReadonlyMap<number, ChainAdapter> } = {}): Promise<SolanaHarness> {
   const node = await startSolanaNode(NODE_TIMING);
   const tokenProgram = options.tokenProgram ?? (TOKEN_PROGRAM as Address);
   const { mint } = await node.createMint({ decimals: 6, tokenProgram });
@@ -69,7 +70,7 @@ export async function startSolanaHarness(options: { tokenProgram?: Address } = {
       ],
     }),
   );
-  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN }, new ManualClock(new Date()));
+  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN }, new ManualClock(new Date()), options.liveChainAdapters === undefined ? {} : { liveChainAdapters: options.liveChainAdapters });
   return {
     node,
     rpc: solanaRpc(node.url),
