@@ -21,6 +21,7 @@ import {
   settle,
   startSolanaHarness,
   tokenAccountOf,
+  waitUntil,
   type SolanaHarness,
 } from '../support/solana-chain.js';
 
@@ -194,6 +195,27 @@ describe('live Solana invoices on the local node', () => {
     expect(base58.encode(keypair.subarray(32))).toBe(invoice.address);
     expect(base58.encode(ed25519.getPublicKey(keypair.subarray(0, 32)))).toBe(invoice.address);
     expect(await exportDepositKey(chain.app.context.db, chain.app.context.secrets, '00000000-0000-4000-8000-000000000000')).toBeUndefined();
+  });
+
+  it('SPEC "Errors": a recipient holding no token account for the mint is solana_recipient_token_account_required, for invoices and deposits, and nothing is created', async () => {
+    const recipient = await newRecipient(chain, false);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const count = async () => Number((await chain.app.context.db.selectFrom('issuances').select((eb) => eb.fn.countAll().as('n')).where('shop_id', '=', shop.shopId).executeTakeFirstOrThrow()).n);
+    for (const [path, payload] of [
+      ['invoices', { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: usd(10).toString() }],
+      ['invoices', { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: usd(10).toString() }],
+      ['deposits', { chain_id: SOLANA_CHAIN_ID, token: chain.mint }],
+    ] as const) {
+      const refused = await chain.app.request({ method: 'POST', url: `/api/v1/shops/${shop.shopId}/${path}`, headers: authed(shop.token, newIdempotencyKey()), payload });
+      expect(refused.statusCode, path).toBe(400);
+      expect(refused.json().error.code).toBe('solana_recipient_token_account_required');
+    }
+    expect(await count()).toBe(0);
+    // Once the recipient opens one, the same request succeeds.
+    await chain.node.mintTo({ mint: chain.mint, owner: recipient as never, amount: 0n });
+    await waitUntil(async () => (await chain.rpc.getMultipleAccounts([await tokenAccountOf(chain, recipient)], { commitment: 'confirmed', encoding: 'base64' }).send()).value[0] !== null);
+    const { allocated } = await createSolanaInvoice(chain, shop, usd(10));
+    expect(allocated.status).toBe('open');
   });
 });
 

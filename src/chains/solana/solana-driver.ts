@@ -11,6 +11,7 @@ import { ensureDepositSeed, ensureSolanaRelayer, findSolanaRelayer } from './sol
 import { solanaNetworkOf, type SolanaNetwork } from './solana-network.js';
 import { bounded, lamportsOf, solanaRpc, type SolanaRpc } from './solana-rpc.js';
 import { SolanaWatcherJob } from './solana-watcher.job.js';
+import { recipientTokenAccountProblem } from './recipient-token-account.js';
 
 /** Solana (issue 24): a deposit key per issuance, token accounts paid by the relayer, credit at finalized. */
 export const solanaDriver: ChainFamilyDriver<SolanaAccess> = {
@@ -42,6 +43,7 @@ async function startSolanaChains(deps: FamilyDriverDeps): Promise<RunningFamily>
       name: `solana-${network.chainId}`,
       allocateAddress: (request) => allocateDepositAddress(common, request),
       sendPayout: (request) => sendSolanaPayout(common, request),
+      recipientProblem: (recipient, token) => recipientTokenAccountProblem(rpc, recipient, token),
     });
     jobs.push(
       new SolanaWatcherJob({ db: deps.db, clock: deps.clock, rpc, chainId: network.chainId, pollIntervalMs: network.pollIntervalMs, ledger: deps.transferLedger, log: deps.log }),
