@@ -34,6 +34,10 @@ create table solana_deposit_addresses (
   token_account text not null,
   mint text not null,
   token_program text not null,
+  -- invoice addresses retire once swept and empty; deposit addresses never do
+  kind text not null check (kind in ('invoice', 'deposit')),
+  -- the token account's rent returned to the relayer (closeAccount); still watched after
+  rent_reclaimed_at timestamptz,
   created_at timestamptz not null default now()
 );
 create index solana_deposit_addresses_chain on solana_deposit_addresses(chain_id, created_at);
@@ -46,6 +50,7 @@ create index solana_deposit_addresses_chain on solana_deposit_addresses(chain_id
 create table solana_payout_transactions (
   id uuid primary key,
   payout_id uuid not null,
+  issuance_id uuid not null,
   chain_id bigint not null,
   signature text not null,
   wire_base64 text not null,

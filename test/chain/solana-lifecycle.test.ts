@@ -4,6 +4,7 @@ import { base58 } from '../../src/chains/base58.js';
 import { exportDepositKey } from '../../src/chains/index.js';
 import { listIssuanceChainTransfers } from '../../src/chains/ingest/index.js';
 import { findDepositAddress } from '../../src/chains/solana/solana-keys.repository.js';
+import { RETIRE_AFTER_MS } from '../../src/chains/solana/reclaim-rent.job.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 import { createMerchant, createSession, createShop, createUser } from '../support/factories.js';
 import {
@@ -216,6 +217,32 @@ describe('live Solana invoices on the local node', () => {
     await waitUntil(async () => (await chain.rpc.getMultipleAccounts([await tokenAccountOf(chain, recipient)], { commitment: 'confirmed', encoding: 'base64' }).send()).value[0] !== null);
     const { allocated } = await createSolanaInvoice(chain, shop, usd(10));
     expect(allocated.status).toBe('open');
+  });
+
+  it('issue 24 item 2: a retired invoice address gives its token account\'s rent back to the relayer, and a later transfer to it (the payer re-creates the account) is still recorded as late', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(10));
+    await pay(chain, invoice.address, usd(10));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    const account = await tokenAccountOf(chain, invoice.address);
+    const relayerBefore = BigInt((await adminNetworks(chain.app))[0]?.relayer_balance ?? '0');
+    chain.app.clock.advance(RETIRE_AFTER_MS);
+    await settle(chain, 1);
+    expect((await chain.rpc.getMultipleAccounts([account], { commitment: 'confirmed', encoding: 'base64' }).send()).value[0]).toBeNull();
+    const rent = await chain.rpc.getMinimumBalanceForRentExemption(165n).send();
+    // The rent back, less the close's signature (the relayer pays it). Other retired addresses of
+    // this shared harness may close in the same pass, so only a lower bound is exact here.
+    expect(BigInt((await adminNetworks(chain.app))[0]?.relayer_balance ?? '0') - relayerBefore).toBeGreaterThanOrEqual(rent - 10_000n);
+
+    await pay(chain, invoice.address, usd(3));
+    await settle(chain);
+    const late = await readIssuance(chain, shop, invoice.id);
+    expect(late.status).toBe('settled');
+    expect(late.received).toBe(usd(13).toString());
+    expect(await balanceOf(chain, invoice.address)).toBe(usd(3));
+    expect((await eventTypes(chain, invoice.id)).filter((type) => type === 'payout.sent')).toHaveLength(1);
   });
 });
 

@@ -71,7 +71,7 @@ describe('a Solana relayer without SOL for the sweep', () => {
     expect((await readIssuance(chain, shop, second.id)).status).toBe('settled');
     // Per invoice: the deposit token account's rent, one signature to create it, two to sweep.
     expect(before - (await relayerLamports(chain))).toBe(rent + SIGNATURE_FEE + SWEEP_FEE);
-    console.warn(`lamports per invoice: rent ${rent}, fees ${SIGNATURE_FEE + SWEEP_FEE}, reclaimed 0`);
+    console.warn(`lamports per invoice: rent ${rent}, fees ${SIGNATURE_FEE + SWEEP_FEE}; reclaimed at retirement: rent less one signature`);
   });
 });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token';
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { address as toAddress, createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { startSolanaNode, TOKEN_PROGRAM, type SolanaNode } from '../../devnets/solana-node/index.js';
 import { sendSigned, signTransaction, solanaRpc, waitConfirmed, type SolanaRpc } from '../../src/chains/solana/solana-rpc.js';
@@ -134,7 +134,9 @@ export async function pay(harness: SolanaHarness, owner: string, amount: bigint)
   const { tokenAccount: source, signature: minted } = await harness.node.mintTo({ mint: harness.mint, owner: harness.payer.address, amount });
   await waitConfirmed(harness.rpc, minted, 10_000);
   const destination = await tokenAccountOf(harness, owner);
+  // As wallets do: the recipient's associated token account is created when missing (paid by the payer).
   const signed = await signTransaction(harness.rpc, harness.payer, [
+    getCreateAssociatedTokenIdempotentInstruction({ payer: harness.payer, ata: destination, owner: toAddress(owner), mint: harness.mint, tokenProgram: harness.tokenProgram }),
     getTransferCheckedInstruction({ source, mint: harness.mint, destination, authority: harness.payer, amount, decimals: 6 }, { programAddress: harness.tokenProgram }),
   ]);
   await sendSigned(harness.rpc, signed.wireBase64);

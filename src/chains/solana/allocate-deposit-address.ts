@@ -52,7 +52,7 @@ async function recordDepositAddress(deps: AllocateDepositAddressDeps, request: A
   const [tokenAccount] = await findAssociatedTokenPda({ owner: toAddress(key.address), mint: toAddress(request.token), tokenProgram: toAddress(tokenProgram) });
   await insertDepositAddressIfAbsent(
     db,
-    { issuanceId: request.issuanceId, chainId: network.chainId, derivationIndex, ownerAddress: key.address, tokenAccount, mint: request.token, tokenProgram },
+    { issuanceId: request.issuanceId, chainId: network.chainId, derivationIndex, ownerAddress: key.address, tokenAccount, mint: request.token, tokenProgram, kind: request.kind },
     deps.clock.now(),
   );
   const stored = await findDepositAddress(db, request.issuanceId);

@@ -12,6 +12,7 @@ import { solanaNetworkOf, type SolanaNetwork } from './solana-network.js';
 import { bounded, lamportsOf, solanaRpc, type SolanaRpc } from './solana-rpc.js';
 import { SolanaWatcherJob } from './solana-watcher.job.js';
 import { recipientTokenAccountProblem } from './recipient-token-account.js';
+import { ReclaimRentJob } from './reclaim-rent.job.js';
 
 /** Solana (issue 24): a deposit key per issuance, token accounts paid by the relayer, credit at finalized. */
 export const solanaDriver: ChainFamilyDriver<SolanaAccess> = {
@@ -48,6 +49,7 @@ async function startSolanaChains(deps: FamilyDriverDeps): Promise<RunningFamily>
     jobs.push(
       new SolanaWatcherJob({ db: deps.db, clock: deps.clock, rpc, chainId: network.chainId, pollIntervalMs: network.pollIntervalMs, ledger: deps.transferLedger, log: deps.log }),
       new SolanaPayoutTrackerJob({ db: deps.db, clock: deps.clock, rpc, chainId: network.chainId, pollIntervalMs: network.pollIntervalMs, ledger: deps.sweepLedger, log: deps.log }),
+      new ReclaimRentJob({ db: deps.db, secrets: deps.secrets, clock: deps.clock, rpc, chainId: network.chainId, log: deps.log }),
     );
     live.push({ network, rpc });
   }

@@ -84,6 +84,7 @@ export interface SolanaDepositAddress {
   readonly tokenAccount: string;
   readonly mint: string;
   readonly tokenProgram: string;
+  readonly kind: 'invoice' | 'deposit';
   readonly createdAt: Date;
 }
 
@@ -99,11 +100,14 @@ export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit
       token_account: row.tokenAccount,
       mint: row.mint,
       token_program: row.tokenProgram,
+      kind: row.kind,
       created_at: now,
     })
     .onConflict((conflict) => conflict.column('issuance_id').doNothing())
     .execute();
 }
+
+const ADDRESS_COLUMNS = ['issuance_id', 'chain_id', 'derivation_index', 'owner_address', 'token_account', 'mint', 'token_program', 'kind', 'created_at'] as const;
 
 type AddressRow = {
   issuance_id: string;
@@ -113,6 +117,7 @@ type AddressRow = {
   token_account: string;
   mint: string;
   token_program: string;
+  kind: 'invoice' | 'deposit';
   created_at: Date;
 };
 
@@ -124,18 +129,19 @@ const toDepositAddress = (row: AddressRow): SolanaDepositAddress => ({
   tokenAccount: row.token_account,
   mint: row.mint,
   tokenProgram: row.token_program,
+  kind: row.kind,
   createdAt: row.created_at,
 });
 
 export async function findDepositAddress(executor: Executor, issuanceId: string): Promise<SolanaDepositAddress | undefined> {
-  const row = await solana(executor).selectFrom('solana_deposit_addresses').selectAll().where('issuance_id', '=', issuanceId).executeTakeFirst();
+  const row = await solana(executor).selectFrom('solana_deposit_addresses').select(ADDRESS_COLUMNS).where('issuance_id', '=', issuanceId).executeTakeFirst();
   return row === undefined ? undefined : toDepositAddress(row);
 }
 
 /** The network's deposit addresses by their token account (what the watcher reads signatures of). */
 export async function listDepositAddresses(executor: Executor, chainId: number, issuanceIds: readonly string[]): Promise<SolanaDepositAddress[]> {
   if (issuanceIds.length === 0) return [];
-  const rows = await solana(executor).selectFrom('solana_deposit_addresses').selectAll().where('chain_id', '=', chainId).where('issuance_id', 'in', issuanceIds).execute();
+  const rows = await solana(executor).selectFrom('solana_deposit_addresses').select(ADDRESS_COLUMNS).where('chain_id', '=', chainId).where('issuance_id', 'in', issuanceIds).execute();
   return rows.map(toDepositAddress);
 }
 
@@ -153,4 +159,36 @@ export async function isDepositAddress(executor: Executor, address: string): Pro
 export async function findSolanaRelayerByAddress(executor: Executor, address: string): Promise<boolean> {
   const row = await solana(executor).selectFrom('solana_relayers').select('chain_id').where('address', '=', address).limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Invoice addresses whose rent may come back: a sweep of theirs confirmed at
+ * least `settledBefore`, and the rent not reclaimed yet. The caller checks the
+ * account is empty at `finalized` before closing it.
+ */
+export async function listReclaimableAddresses(executor: Executor, chainId: number, settledBefore: Date, limit = 50): Promise<SolanaDepositAddress[]> {
+  const rows = await solana(executor)
+    .selectFrom('solana_deposit_addresses as address')
+    .select(ADDRESS_COLUMNS.map((column) => `address.${column}` as const))
+    .where('address.chain_id', '=', chainId)
+    .where('address.kind', '=', 'invoice')
+    .where('address.rent_reclaimed_at', 'is', null)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('solana_payout_transactions as sweep')
+          .select('sweep.id')
+          .whereRef('sweep.issuance_id', '=', 'address.issuance_id')
+          .where('sweep.status', '=', 'confirmed')
+          .where('sweep.updated_at', '<=', settledBefore),
+      ),
+    )
+    .orderBy('address.created_at')
+    .limit(limit)
+    .execute();
+  return rows.map(toDepositAddress);
+}
+
+export async function markRentReclaimed(executor: Executor, issuanceId: string, now: Date): Promise<void> {
+  await solana(executor).updateTable('solana_deposit_addresses').set({ rent_reclaimed_at: now }).where('issuance_id', '=', issuanceId).execute();
 }

@@ -29,6 +29,8 @@ export interface SolanaDepositAddressesTable {
   token_account: string;
   mint: string;
   token_program: string;
+  kind: 'invoice' | 'deposit';
+  rent_reclaimed_at: NullableTimestamp;
   created_at: CreatedAt;
 }
 
@@ -37,6 +39,7 @@ export type SolanaPayoutTransactionStatus = 'signed' | 'landed' | 'confirmed' | 
 export interface SolanaPayoutTransactionsTable {
   id: string;
   payout_id: string;
+  issuance_id: string;
   chain_id: number;
   signature: string;
   wire_base64: string;

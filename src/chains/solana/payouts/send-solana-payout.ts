@@ -133,7 +133,7 @@ async function signAndSend(deps: SendSolanaPayoutDeps, request: PayoutRequest, d
     if (now.length !== earlier) return undefined;
     return insertSolanaPayoutTransaction(
       trx,
-      { payoutId: request.payoutId, chainId: network.chainId, signature: signed.signature, wireBase64: signed.wireBase64, lastValidBlockHeight: signed.lastValidBlockHeight },
+      { payoutId: request.payoutId, issuanceId: request.issuanceId, chainId: network.chainId, signature: signed.signature, wireBase64: signed.wireBase64, lastValidBlockHeight: signed.lastValidBlockHeight },
       clock.now(),
     );
   });

@@ -70,7 +70,7 @@ export async function listOpenSolanaPayoutTransactions(executor: Executor, chain
 
 export async function insertSolanaPayoutTransaction(
   executor: Executor,
-  row: Pick<SolanaPayoutTransaction, 'payoutId' | 'chainId' | 'signature' | 'wireBase64' | 'lastValidBlockHeight'>,
+  row: Pick<SolanaPayoutTransaction, 'payoutId' | 'chainId' | 'signature' | 'wireBase64' | 'lastValidBlockHeight'> & { readonly issuanceId: string },
   now: Date,
 ): Promise<SolanaPayoutTransaction> {
   const id = randomUUID();
@@ -79,6 +79,7 @@ export async function insertSolanaPayoutTransaction(
     .values({
       id,
       payout_id: row.payoutId,
+      issuance_id: row.issuanceId,
       chain_id: row.chainId,
       signature: row.signature,
       wire_base64: row.wireBase64,
@@ -88,7 +89,7 @@ export async function insertSolanaPayoutTransaction(
       updated_at: now,
     })
     .execute();
-  return { ...row, id, status: 'signed', broadcastAt: null };
+  return { payoutId: row.payoutId, chainId: row.chainId, signature: row.signature, wireBase64: row.wireBase64, lastValidBlockHeight: row.lastValidBlockHeight, id, status: 'signed', broadcastAt: null };
 }
 
 export async function markSolanaBroadcast(executor: Executor, id: string, now: Date): Promise<void> {
