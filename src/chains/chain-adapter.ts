@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../platform/errors.js';
 import type { ChainFamily } from './chain-network.js';
 
 /** What an adapter needs to know about an issuance to give it a payment address. */
@@ -115,6 +116,14 @@ export interface ChainAdapter {
    *   every earlier one is proven unable to land.
    */
   sendPayout?(request: PayoutRequest): Promise<PayoutBroadcast>;
+  /**
+   * What the chain says against paying `recipient` in `token` (Solana: the
+   * recipient holds no token account for the mint,
+   * `solana_recipient_token_account_required`); undefined when nothing, or
+   * when the node cannot tell now (the sweep then finds out). Asked before
+   * an issuance is created, outside any transaction.
+   */
+  recipientProblem?(recipient: string, token: string): Promise<ErrorCode | undefined>;
 }
 
 /** Finds the adapter serving a network, for sandbox or live issuances. */

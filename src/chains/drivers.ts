@@ -1,14 +1,14 @@
 import type { FamilyAccessParsers, ChainFamilyDriver } from './family-driver.js';
 import { evmDriver } from './evm/index.js';
 import { tronDriver } from './tron/index.js';
-import { solanaAccessParser } from './solana/solana-access.js';
+import { solanaDriver } from './solana/index.js';
 
 /**
  * The families that run on this version, by family. A network of a family
- * absent here is listed but never live (`network_not_ready`): Solana joins
- * when its driver exists (issue 24), with no stub before.
+ * absent here is listed but never live (`network_not_ready`). Solana joined
+ * once an exact live invoice went end to end on the local node (issue 24).
  */
-export const familyDrivers: readonly ChainFamilyDriver[] = [evmDriver, tronDriver];
+export const familyDrivers: readonly ChainFamilyDriver[] = [evmDriver, tronDriver, solanaDriver];
 
 /**
  * How every family's catalogue entries are read (decision 0028): a family's
@@ -19,5 +19,5 @@ export const familyDrivers: readonly ChainFamilyDriver[] = [evmDriver, tronDrive
 export const familyAccess: FamilyAccessParsers = {
   evm: evmDriver.access,
   tron: tronDriver.access,
-  solana: solanaAccessParser,
+  solana: solanaDriver.access,
 };

@@ -2,7 +2,7 @@ import type { ChainFamily } from './chain-network.js';
 import type { ChainAdapter, ChainAdapters } from './chain-adapter.js';
 import { sandboxAdapter } from './sandbox/sandbox-adapter.js';
 
-export { addressCodec, CHAIN_FAMILIES, familyRules, isChainFamily } from './families.js';
+export { addressCodec, CHAIN_FAMILIES, familyRules, isChainFamily, isFamilyServiceAddress } from './families.js';
 export type { AddressCodec, PaymentRequest } from './address-codec.js';
 export type { FamilyRules } from './family-rules.js';
 export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken, EvmAccess, SolanaAccess, TronAccess } from './chain-network.js';
@@ -17,6 +17,7 @@ export { listRescans, readScanLags, requestRescan, type IngestTables, type Resca
 export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
 export { deployTronContracts, importTronRelayerKey, isOwnTronAddress } from './tron/index.js';
 export { createRpcClient, sendRelayerCall, type RelayerCall, type RelayerCallDeps, type RelayerCallOutcome } from './evm/index.js';
+export { exportDepositKey } from './solana/index.js';
 
 /** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */
 export type AdapterLookup = Pick<ReadonlyMap<number, ChainAdapter>, 'get'>;

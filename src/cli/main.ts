@@ -16,6 +16,7 @@ commands:
   contracts recover --issuance ID --asset TOKEN|native --rpc-url URL
                                   move a late transfer or stray coin along the committed split (key on stdin)
   relayer import --chain-id ID    replace a network's relayer key (read from standard input)
+  solana export-key --issuance ID print one Solana deposit key to standard output (recovery by hand)
   admin block|unblock|wallet|audit  operator actions on a merchant, and the audit log
   demo [--api-url URL]            run the sandbox loop against a running server, printing each call
   webhooks receive --secret S     a local webhook receiver that checks signatures (development)
@@ -39,6 +40,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   migrate: async () => import('./migrate-command.js').then((module) => configured(module.MIGRATE_USAGE, module.migrateCommand)),
   // Needs no configuration for deploy: it talks to a chain, not to Ivory's storage.
   contracts: async () => import('./contracts-command.js').then((module) => ({ usage: module.CONTRACTS_USAGE, run: module.contractsCommand })),
+  solana: async () => import('./solana-command.js').then((module) => configured(module.SOLANA_USAGE, module.solanaCommand)),
   relayer: async () => import('./relayer-command.js').then((module) => configured(module.RELAYER_USAGE, module.relayerCommand)),
   admin: async () => import('./admin-command.js').then((module) => configured(module.ADMIN_USAGE, module.adminCommand)),
   // These three talk to a running server over HTTP, never to its storage.

@@ -8,6 +8,8 @@ import type { Db } from '../platform/database/database.js';
 import { runIdempotentClaimingLast, runIdempotentInOneStatement, type SentAnswer } from '../platform/http/idempotency.js';
 import type { Principal } from '../platform/http/principal.js';
 import { createInvoiceInOneStatement, createIssuance } from './create-issuance.js';
+import { findRecipientProblems } from './find-recipient-problems.js';
+import type { ErrorCode } from '../platform/errors.js';
 import type { IssuanceKind } from './issuance.js';
 import type { IssuanceRequestBody } from './issuance-request.js';
 
@@ -41,6 +43,7 @@ export interface IssuingRequest {
  * transaction under the active-invoice gate (decision 0005).
  */
 export async function createInvoice(deps: IssuingDeps, input: IssuingRequest): Promise<SentAnswer> {
+  const recipientProblems = await findRecipientProblems({ ...deps, now: deps.clock.now() }, input.shopId, 'invoice', input.body);
   const kept = deps.accessCache.accessFor(input.principal, input.shopId);
   if (kept !== undefined) {
     const { catalogue, adapters, payUrl } = deps;
@@ -49,17 +52,22 @@ export async function createInvoice(deps: IssuingDeps, input: IssuingRequest): P
       input.request,
       input.reply,
       (executor, claim) =>
-        createInvoiceInOneStatement(executor, { now: deps.clock.now(), catalogue, adapters, payUrl }, { kept, body: input.body, claimAnswer: (body) => claim.claim(202, body) }),
+        createInvoiceInOneStatement(
+          executor,
+          { now: deps.clock.now(), catalogue, adapters, payUrl, recipientProblems },
+          { kept, body: input.body, claimAnswer: (body) => claim.claim(202, body) },
+        ),
       (error) => isIssuanceAccessMoved(error) || isNearInvoiceLimit(error),
     );
     if (answer !== undefined) return answer;
   }
-  return createInTransaction(deps, input, 'invoice');
+  return createInTransaction(deps, input, 'invoice', recipientProblems);
 }
 
 /** POST /shops/{id}/deposits: always the general path (its limit locks the merchant row; decision 0005). */
 export async function createDeposit(deps: IssuingDeps, input: IssuingRequest): Promise<SentAnswer> {
-  return createInTransaction(deps, input, 'deposit');
+  const recipientProblems = await findRecipientProblems({ ...deps, now: deps.clock.now() }, input.shopId, 'deposit', input.body);
+  return createInTransaction(deps, input, 'deposit', recipientProblems);
 }
 
 /**
@@ -68,7 +76,7 @@ export async function createDeposit(deps: IssuingDeps, input: IssuingRequest): P
  * transaction run again under the exclusive gate when the shared one came
  * near the limit.
  */
-async function createInTransaction(deps: IssuingDeps, input: IssuingRequest, kind: IssuanceKind): Promise<SentAnswer> {
+async function createInTransaction(deps: IssuingDeps, input: IssuingRequest, kind: IssuanceKind, recipientProblems: ReadonlyMap<string, ErrorCode>): Promise<SentAnswer> {
   const { db, clock, catalogue, adapters, payUrl, accessCache } = deps;
   return withInvoiceLimitGate((invoiceLimitGate) =>
     runIdempotentClaimingLast(db, input.request, input.reply, async (trx, claim) => {
@@ -76,7 +84,7 @@ async function createInTransaction(deps: IssuingDeps, input: IssuingRequest, kin
       const access = await requireShopAccessForIssuance(trx, input.principal, input.shopId, gateLock, accessCache);
       await createIssuance(
         trx,
-        { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate },
+        { now: clock.now(), catalogue, adapters, payUrl, invoiceLimitGate, recipientProblems },
         { access, kind, body: input.body, claimAnswer: (body) => claim.claim(202, body) },
       );
     }),

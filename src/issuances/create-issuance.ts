@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../platform/errors.js';
 import type { GroupId, IssuanceId, MerchantId, ShopId } from '../platform/ids.js';
 import type { KeptIssuanceAccess, ShopIssuanceAccess } from '../merchants/index.js';
 import type { Catalogue } from '../catalogue/index.js';
@@ -19,6 +20,8 @@ export interface IssuanceDeps {
   readonly catalogue: Catalogue;
   readonly adapters: ChainAdapters;
   readonly payUrl: string;
+  /** `findRecipientProblems`' answer for this request; absent: nothing. */
+  readonly recipientProblems?: ReadonlyMap<string, ErrorCode>;
 }
 
 export interface CreateIssuanceDeps extends IssuanceDeps {
@@ -128,7 +131,14 @@ function planIssuance(deps: IssuanceDeps, access: ShopIssuanceAccess, kind: Issu
   const { feeTerms, payoutSetup } = access.terms;
   // Operator staff's terms (admin PATCH /merchants/{id}/fees), by network and kind.
   const merchantFeeTerms = new Map(feeTerms.map((row) => [feeTermsKey(row.chainId, row.kind), { bps: row.bps, minimum: row.minimum, maximum: row.maximum }]));
-  const options = planOptions(request, { catalogue: deps.catalogue, adapters: deps.adapters, shop: access.shop, merchantFeeTerms, payoutSetup });
+  const options = planOptions(request, {
+    catalogue: deps.catalogue,
+    adapters: deps.adapters,
+    shop: access.shop,
+    merchantFeeTerms,
+    payoutSetup,
+    ...(deps.recipientProblems === undefined ? {} : { recipientProblems: deps.recipientProblems }),
+  });
   const base: NewIssuanceBase = { shopId: access.shopId, merchantId: access.merchantId, sandbox: access.shop.sandbox, now: deps.now, request };
   return { base, options };
 }

@@ -3,7 +3,7 @@ import { familyRules, type ChainAdapters } from '../chains/index.js';
 import { feeExceedsAmount, parseBaseUnits, parseDecimalAmount } from '../money/index.js';
 import { merchantMayUse, type MerchantPayoutSetup } from '../merchants/index.js';
 import type { PayoutTarget } from '../platform/database/schema.js';
-import { IvoryError, fieldError } from '../platform/errors.js';
+import { IvoryError, fieldError, type ErrorCode } from '../platform/errors.js';
 import type { IssuanceRequest, RequestedOption } from './issuance-request.js';
 import { checkInvoiceAmountLimits } from '../limits/index.js';
 
@@ -48,6 +48,15 @@ export interface PlanDeps {
    * no service wallet, Tron on.
    */
   readonly payoutSetup?: MerchantPayoutSetup;
+  /**
+   * What the chains said against the shop's recipient, by `recipientProblemKey`
+   * (`findRecipientProblems`, asked before the transaction); absent: nothing.
+   */
+  readonly recipientProblems?: ReadonlyMap<string, ErrorCode>;
+}
+
+export function recipientProblemKey(chainId: number, token: string): string {
+  return `${chainId}:${token}`;
 }
 
 const NO_SERVICE_WALLET: MerchantPayoutSetup = { wallets: {}, tronEnabled: true };
@@ -65,7 +74,8 @@ export function feeTermsKey(chainId: number, kind: 'invoice' | 'deposit'): strin
  * solana_bridge_unavailable, tron_bridge_unavailable; an `address` target
  * without a recipient: wallet_not_ready, solana_setup_required,
  * tron_setup_required) and
- * network_not_ready (no chain adapter); then the amount: invalid_amount,
+ * network_not_ready (no chain adapter), what the chain says against the
+ * recipient (solana_recipient_token_account_required); then the amount: invalid_amount,
  * invoice_amount_limit, sandbox_amount_limit, amount_below_minimum,
  * fee_exceeds_amount. Input errors carry `details: {field, reason}`; in a
  * group every error names the option in `details: {chain_id, token}` instead
@@ -109,6 +119,8 @@ function planOption(request: IssuanceRequest, option: RequestedOption, deps: Pla
     throw new IvoryError(payout.target === 'wallet' ? rules.serviceWalletMissing : rules.recipientMissing);
   }
   if (adapters.adapterFor(shop.sandbox, network.chainId, network.family) === undefined) throw fieldError('network_not_ready', 'chain_id', notLiveReason(network));
+  const recipientProblem = shop.sandbox ? undefined : deps.recipientProblems?.get(recipientProblemKey(network.chainId, token.address));
+  if (recipientProblem !== undefined) throw new IvoryError(recipientProblem);
 
   const kind = request.kind;
   const feeTerms = deps.merchantFeeTerms?.get(feeTermsKey(network.chainId, kind)) ?? network.fees[kind];

@@ -287,3 +287,12 @@ export function lockCurrentIssuingShop(kept: { readonly shopId: string; readonly
 export function isIssuanceAccessMoved(error: unknown): boolean {
   return sqlStateOf(error) === 'IV001';
 }
+
+/** A shop's payout columns, read before an issuance's transaction (the family checks that talk to a node). */
+export async function findShopPayoutColumns(db: Executor, shopId: string) {
+  return db
+    .selectFrom('shops')
+    .select(['sandbox', 'recipient', 'payout_target', 'solana_recipient', 'solana_payout_target', 'tron_recipient', 'tron_payout_target'])
+    .where('id', '=', shopId)
+    .executeTakeFirst();
+}

@@ -1,5 +1,5 @@
 import type { Catalogue } from '../catalogue/index.js';
-import { addressCodec, familyRules, isOwnTronAddress } from '../chains/index.js';
+import { addressCodec, familyRules, isFamilyServiceAddress } from '../chains/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Executor, Tx } from '../platform/database/database.js';
 import { IvoryError, fieldError } from '../platform/errors.js';
@@ -49,7 +49,8 @@ export async function setShopRecipient(
  * `invalid_solana_address`, Tron `invalid_tron_recipient`). The service's own
  * addresses on a family: the token contracts and mints it accepts (funds sent
  * there are lost), its fee wallets, and every merchant's service wallet
- * (a payout there would credit the wrong books).
+ * (a payout there would credit the wrong books), and what the family's
+ * running side owns (Solana: relayers and deposit addresses).
  */
 async function isServiceAddress(db: Executor, catalogue: Catalogue, family: RecipientFamily, address: string): Promise<boolean> {
   for (const network of catalogue.networks()) {
@@ -58,7 +59,5 @@ async function isServiceAddress(db: Executor, catalogue: Catalogue, family: Reci
     const own = [...network.tokens.map((token) => token.address), network.mainFactory, network.invoiceFactory, network.chain?.feeWallet].filter((known): known is string => known !== undefined && known !== '');
     if (own.some((known) => codec.same(known, address))) return true;
   }
-  // The relayers and forwarders Ivory runs on Tron (Solana's deposit keys are its driver's own check).
-  if (family === 'tron' && (await isOwnTronAddress(db, address))) return true;
-  return isServiceWalletAddress(db, family, address);
+  return (await isFamilyServiceAddress(db, family, address)) || isServiceWalletAddress(db, family, address);
 }

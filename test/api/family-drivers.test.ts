@@ -9,8 +9,9 @@ import { admin, ADMIN_TOKEN } from './admin-helpers.js';
 import { BASE, BASE_USDC, createInvoice, usdc } from './issuances-helpers.js';
 
 // Issue 21 items 1 and 3, decision 0028: the composition root starts every registered family
-// driver with the catalogue's networks of its family. A network whose family has no driver yet
-// (Tron, Solana) is listed, its access checked, and not live: network_not_ready, no admin entry.
+// driver with the catalogue's networks of its family. Every family has a driver now (EVM; Tron,
+// issue 23; Solana, issue 24): a network with valid access is live, one without access is listed
+// and not live (network_not_ready), and the admin endpoint shows each live network alike.
 
 const TRON = 728126428;
 const SOLANA = 900;
@@ -53,34 +54,34 @@ afterAll(async () => {
 });
 
 describe('family drivers: live where a driver runs the family', () => {
-  it('Tron and Solana networks with valid access are listed but not live; the EVM one is live', async () => {
+  it('networks of every family with valid access are live; the others are listed and not live', async () => {
     expect(app.context.catalogue.network(TRON)?.chain?.family).toBe('tron');
     expect(app.context.catalogue.network(SOLANA)?.chain?.family).toBe('solana');
     const listed = (await app.request({ method: 'GET', url: '/api/v1/networks' })).json() as { chain_id: number; live: boolean }[];
-    expect(listed.find((network) => network.chain_id === TRON)?.live).toBe(false);
-    expect(listed.find((network) => network.chain_id === SOLANA)?.live).toBe(false);
-    expect(listed.filter((network) => network.live).map((network) => network.chain_id)).toEqual([BASE]);
+    expect(listed.filter((network) => network.live).map((network) => network.chain_id).sort((left, right) => left - right)).toEqual([SOLANA, BASE, TRON]);
+    expect(listed.some((network) => !network.live)).toBe(true);
   });
 
-  it('a live invoice on the Tron network answers network_not_ready; on the EVM one it gets past the network check', async () => {
+  it('a live invoice on a network without access answers network_not_ready; on the live ones it gets past the network check', async () => {
     const owner = await createOwnerWithShop(app.context.db);
     const shop = await createShop(app.context.db, owner.merchant.id, { sandbox: false });
-    // The shop is set up for Tron, so that the only thing missing is the network itself.
-    await app.context.db.updateTable('shops').set({ tron_recipient: TRON_USDT }).where('id', '=', shop.id).execute();
     const key = await createApiKey(app.context.db, { id: shop.id, merchantId: owner.merchant.id });
-    const tron = await createInvoice(app, key.token, shop.id, { chain_id: TRON, token: TRON_USDT, amount: usdc(10) });
-    expect(tron.statusCode).toBe(400);
-    expect(tron.json().error.code).toBe('network_not_ready');
-    expect(app.context.chains.adapterFor(false, TRON, 'tron')).toBeUndefined();
+    const ethereum = app.context.catalogue.network(1);
+    const ethereumToken = ethereum?.tokens[0]?.address ?? '';
+    const unreachable = await createInvoice(app, key.token, shop.id, { chain_id: 1, token: ethereumToken, amount: usdc(10) });
+    expect(unreachable.statusCode).toBe(400);
+    expect(unreachable.json().error.code).toBe('network_not_ready');
+    expect(app.context.chains.adapterFor(false, 1, 'evm')).toBeUndefined();
     const base = await createInvoice(app, key.token, shop.id, { chain_id: BASE, token: BASE_USDC, amount: usdc(10) });
     expect(base.json().error?.code).not.toBe('network_not_ready');
+    expect(app.context.chains.adapterFor(false, SOLANA, 'solana')).toBeDefined();
   });
 
-  it('GET /admin/v1/networks lists the running family networks only, in the same shape as before, with no node answering', async () => {
+  it('GET /admin/v1/networks lists every running network in one shape, with no node answering and no node URL shown', async () => {
     const response = await admin(app, 'GET', '/networks');
     expect(response.statusCode).toBe(200);
     const networks = response.json() as Record<string, unknown>[];
-    expect(networks).toHaveLength(1);
+    expect(networks.map((network) => network.chain_id)).toEqual([BASE, TRON, SOLANA]);
     expect(networks[0]).toEqual({
       chain_id: BASE,
       name: 'Base',
@@ -90,6 +91,16 @@ describe('family drivers: live where a driver runs the family', () => {
       head_block: null,
       last_scanned_block: null,
       confirmations: 3,
+    });
+    expect(networks[2]).toEqual({
+      chain_id: SOLANA,
+      name: 'Solana',
+      relayer_address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
+      relayer_balance: null,
+      payouts_waiting_gas: 0,
+      head_block: null,
+      last_scanned_block: null,
+      confirmations: 0,
     });
     expect(JSON.stringify(networks)).not.toContain('127.0.0.1');
   });

@@ -4,6 +4,7 @@ import { authed, newIdempotencyKey } from '../support/app.js';
 import { KILL_POINTS, fee, usd, type DriverHarness, type HarnessInvoice, type HarnessShop, type HarnessSpec } from '../support/drivers/driver-harness.js';
 import { evmHarness } from '../support/drivers/evm-harness.js';
 import { sandboxHarness } from '../support/drivers/sandbox-harness.js';
+import { solanaHarness } from '../support/drivers/solana-harness.js';
 import { tronHarness } from '../support/drivers/tron-harness.js';
 
 // Issue 21 item 6: what every chain family driver must do, one suite for all of them.
@@ -14,7 +15,7 @@ import { tronHarness } from '../support/drivers/tron-harness.js';
 // Rules: ARCHITECTURE "Chains", LEDGER "Invoices" / "Reversals" / "Sandbox",
 // SPEC "States and transitions" and "Events"; the ChainAdapter contract (src/chains/chain-adapter.ts).
 
-const HARNESSES: readonly HarnessSpec[] = [evmHarness, tronHarness, sandboxHarness];
+const HARNESSES: readonly HarnessSpec[] = [evmHarness, tronHarness, sandboxHarness, solanaHarness];
 
 interface IssuanceView {
   readonly id: string;

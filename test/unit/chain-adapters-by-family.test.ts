@@ -19,8 +19,8 @@ describe('chain adapters by family', () => {
     expect(createChainAdapters({ tron: new Map([[1, other]]) }, { tron: new Map([[1, adapter]]) }).adapterFor(false, 1, 'tron')).toBe(other);
   });
 
-  it('EVM alone has a running driver; every family has an access parser', () => {
-    expect(familyDrivers.map((driver) => driver.family)).toEqual(['evm']);
+  it('every family has a running driver (EVM; Tron, issue 23; Solana, issue 24) and an access parser', () => {
+    expect(familyDrivers.map((driver) => driver.family)).toEqual(['evm', 'tron', 'solana']);
     expect(Object.keys(familyAccess).sort()).toEqual(['evm', 'solana', 'tron']);
   });
 });

@@ -218,3 +218,29 @@ function toWatchedTransfer(row: TransferRow): WatchedTransfer {
     ledgerStatus: row.ledger_status,
   };
 }
+
+/** The network's transfers still observed (neither final nor gone), oldest first. */
+export async function listObservedTransfers(executor: Executor, chainId: number, limit = 1_000): Promise<WatchedTransfer[]> {
+  const rows = await tables(executor)
+    .selectFrom('chain_transfers')
+    .selectAll()
+    .where('chain_id', '=', String(chainId))
+    .where('status', '=', 'observed')
+    .orderBy('block_number')
+    .orderBy('position')
+    .limit(limit)
+    .execute();
+  return rows.map(toWatchedTransfer);
+}
+
+/** One observed transfer at the final depth: confirmed, and due to the ledger if credited. */
+export async function confirmTransfer(trx: Tx, transfer: WatchedTransfer, now: Date): Promise<void> {
+  await tablesTx(trx)
+    .updateTable('chain_transfers')
+    .set((eb) => ({ status: 'confirmed', ledger_due: eb.ref('credited'), updated_at: now }))
+    .where('chain_id', '=', String(transfer.chainId))
+    .where('tx_id', '=', transfer.txHash)
+    .where('position', '=', transfer.logIndex)
+    .where('status', '=', 'observed')
+    .execute();
+}

@@ -22,3 +22,4 @@ export { instructionPosition, type AddressSignatureSource, type BlockRangeSource
 export { advanceRescan, findRescan, listRescans, type Rescan } from './rescan.repository.js';
 export { requestRescan } from './request-rescan.js';
 export { BlockRangeScan, type BlockRangeScanDeps } from './block-range-scan.js';
+export { addressSignaturePass, type AddressSignatureScanDeps } from './address-signature-scan.js';

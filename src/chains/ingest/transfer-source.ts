@@ -31,13 +31,28 @@ export interface SourceRange {
 
 /**
  * Solana: signatures per watched address, newest first from the node, each
- * address on its own cursor stream (the newest signature read). A transfer's
- * position is instruction_index * 65536 + inner_instruction_index + 1 (0 for
- * a top-level instruction): migration 202611280010.
+ * address on its own cursor stream (the newest signature read). Migration
+ * 202611280010 planned the position as instruction_index * 65536 +
+ * inner_instruction_index + 1 (`instructionPosition`); a source that credits
+ * an account's balance change in a transaction (pre/post token balances, as
+ * Solana's does) keys it by the account's index in the transaction instead,
+ * unique per (signature, account) all the same.
  */
 export interface AddressSignatureSource {
   readonly kind: 'address-signatures';
+  /**
+   * Transfers to `address` in transactions after the signature `after` (all
+   * when null), and the cursor to store: the newest signature at or below
+   * which nothing can change any more (final), or `after` unchanged. Transfers
+   * above the new cursor are read again next pass: the inbox keeps them once.
+   */
   read(address: string, after: string | null): Promise<{ readonly transfers: readonly WatchedTransfer[]; readonly newest: string | null }>;
+  /**
+   * The fate of transfers still `observed`, in order: `final` (at the network's
+   * final commitment: confirm), `gone` (proven absent at a final height: it
+   * never lands, un-credit what was credited), or `pending`.
+   */
+  fates(transfers: readonly WatchedTransfer[]): Promise<readonly ('final' | 'gone' | 'pending')[]>;
 }
 
 export type TransferSource = BlockRangeSource | AddressSignatureSource;

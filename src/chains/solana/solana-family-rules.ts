@@ -16,5 +16,5 @@ export const solanaFamilyRules: FamilyRules = {
   serviceWalletMissing: 'solana_bridge_unavailable',
   malformedRecipient: 'invalid_solana_address',
   ownAddressRecipient: 'invalid_solana_address',
-  liveSetup: 'Solana networks take no live payments in this version of Ivory',
+  liveSetup: 'add rpc_url (a Solana JSON-RPC endpoint) and fee_wallet to its catalogue entry, then fund the relayer shown by GET /admin/v1/networks with SOL',
 };

@@ -1,0 +1,76 @@
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from '@solana-program/token';
+import { address as toAddress } from '@solana/kit';
+import type { Clock } from '../../platform/clock.js';
+import type { SecretBox } from '../../platform/crypto.js';
+import type { Db } from '../../platform/database/database.js';
+import type { AddressRequest } from '../chain-adapter.js';
+import type { DriverLog } from '../family-driver.js';
+import { ensureDepositSeed, openDepositKey, solanaRelayerKey } from './solana-keys.js';
+import { findDepositAddress, insertDepositAddressIfAbsent, nextDerivationIndex, type SolanaDepositAddress } from './solana-keys.repository.js';
+import type { SolanaNetwork } from './solana-network.js';
+import { existingAccounts, mintTokenProgram, signTransaction, signerOf, sendSigned, waitConfirmed, type SolanaRpc } from './solana-rpc.js';
+
+export interface AllocateDepositAddressDeps {
+  readonly db: Db;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly rpc: SolanaRpc;
+  readonly network: SolanaNetwork;
+  readonly log: DriverLog;
+}
+
+/** How long the allocation waits for the token account's creation to reach `confirmed` before its lease retries. */
+const CONFIRM_TIMEOUT_MS = 30_000;
+
+/**
+ * An issuance's Solana payment address (issue 24 item 1): its own deposit key,
+ * derived from the deployment's seed at a fresh index, shown as the key's
+ * wallet address (Solana Pay's `recipient` is a system account). The issuance
+ * stays `registering` (SPEC) until its associated token account exists at
+ * `confirmed`: the relayer creates it idempotently, in the mint's own token
+ * program, and pays its rent. Idempotent per issuance: the first stored index
+ * wins, and a retried call finds the account or creates it again harmlessly.
+ */
+export async function allocateDepositAddress(deps: AllocateDepositAddressDeps, request: AddressRequest): Promise<string> {
+  const { db, rpc, network } = deps;
+  if (request.chainId !== network.chainId) throw new Error(`allocation for chain ${request.chainId} sent to the adapter of Solana chain ${network.chainId}`);
+  const deposit = (await findDepositAddress(db, request.issuanceId)) ?? (await recordDepositAddress(deps, request));
+  const [exists] = await existingAccounts(rpc, [deposit.tokenAccount], 'confirmed');
+  if (exists !== true) await createTokenAccount(deps, deposit);
+  return deposit.ownerAddress;
+}
+
+async function recordDepositAddress(deps: AllocateDepositAddressDeps, request: AddressRequest): Promise<SolanaDepositAddress> {
+  const { db, rpc, network } = deps;
+  const tokenProgram = await mintTokenProgram(rpc, request.token);
+  if (tokenProgram === undefined) throw new Error(`${request.token} is not an SPL Token or Token-2022 mint on Solana network ${network.name}`);
+  await ensureDepositSeed(db, deps.secrets);
+  const derivationIndex = await nextDerivationIndex(db);
+  // Hardened derivation has no public-only path: the seed is opened to learn the address, and the private key dropped at once.
+  const key = await openDepositKey(db, deps.secrets, derivationIndex);
+  key.privateKey.fill(0);
+  const [tokenAccount] = await findAssociatedTokenPda({ owner: toAddress(key.address), mint: toAddress(request.token), tokenProgram: toAddress(tokenProgram) });
+  await insertDepositAddressIfAbsent(
+    db,
+    { issuanceId: request.issuanceId, chainId: network.chainId, derivationIndex, ownerAddress: key.address, tokenAccount, mint: request.token, tokenProgram, kind: request.kind },
+    deps.clock.now(),
+  );
+  const stored = await findDepositAddress(db, request.issuanceId);
+  if (stored === undefined) throw new Error(`Solana deposit address of issuance ${request.issuanceId} vanished right after its insert`);
+  return stored;
+}
+
+async function createTokenAccount(deps: AllocateDepositAddressDeps, deposit: SolanaDepositAddress): Promise<void> {
+  const relayer = await signerOf((await solanaRelayerKey(deps.db, deps.secrets, deps.network.chainId)).privateKey);
+  const instruction = getCreateAssociatedTokenIdempotentInstruction({
+    payer: relayer,
+    ata: toAddress(deposit.tokenAccount),
+    owner: toAddress(deposit.ownerAddress),
+    mint: toAddress(deposit.mint),
+    tokenProgram: toAddress(deposit.tokenProgram),
+  });
+  const signed = await signTransaction(deps.rpc, relayer, [instruction]);
+  await sendSigned(deps.rpc, signed.wireBase64);
+  await waitConfirmed(deps.rpc, signed.signature, CONFIRM_TIMEOUT_MS);
+  deps.log.info({ issuanceId: deposit.issuanceId, tokenAccount: deposit.tokenAccount, signature: signed.signature }, 'Solana deposit token account created');
+}

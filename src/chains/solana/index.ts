@@ -1,0 +1,3 @@
+export { solanaDriver } from './solana-driver.js';
+export { exportDepositKey } from './export-deposit-key.js';
+export { isSolanaServiceAddress } from './solana-service-addresses.js';

@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ed25519 } from '@noble/curves/ed25519';
+import { base58 } from '../../src/chains/base58.js';
+import { exportDepositKey } from '../../src/chains/index.js';
+import { listIssuanceChainTransfers } from '../../src/chains/ingest/index.js';
+import { findDepositAddress } from '../../src/chains/solana/solana-keys.repository.js';
+import { RETIRE_AFTER_MS } from '../../src/chains/solana/reclaim-rent.job.js';
+import { authed, newIdempotencyKey } from '../support/app.js';
+import { createMerchant, createSession, createShop, createUser } from '../support/factories.js';
+import {
+  SOLANA_CHAIN_ID,
+  adminNetworks,
+  balanceOf,
+  createSolanaDeposit,
+  createSolanaInvoice,
+  eventTypes,
+  fundRelayer,
+  liveSolanaShop,
+  newRecipient,
+  pay,
+  readIssuance,
+  settle,
+  startSolanaHarness,
+  tokenAccountOf,
+  waitUntil,
+  type SolanaHarness,
+} from '../support/solana-chain.js';
+
+// Issue 24: live Solana invoices on the local node (devnets/solana-node) through the real app
+// (catalogue entry with rpc_url → Solana driver: allocation, watcher, sweeps, tracker), balances
+// checked on chain. SPEC "States and transitions", "Events"; LEDGER "Invoices", "Fees".
+
+const usd = (whole: number) => BigInt(Math.round(whole * 1_000_000));
+/** LEDGER "Fees" with the harness's terms (50 bps, min 0.1, max 5 tokens), in 6-decimal units. */
+const fee = (amount: bigint) => {
+  const raw = (amount * 50n) / 10_000n;
+  return raw < 100_000n ? 100_000n : raw > 5_000_000n ? 5_000_000n : raw;
+};
+
+describe('live Solana invoices on the local node', () => {
+  let chain: SolanaHarness;
+  beforeAll(async () => {
+    chain = await startSolanaHarness();
+  }, 60_000);
+  afterAll(async () => {
+    await chain.close();
+  });
+
+  it('issue 24 item 4: the relayer is generated on first start and shown with its lamports', async () => {
+    const [network] = await adminNetworks(chain.app);
+    expect(network?.chain_id).toBe(SOLANA_CHAIN_ID);
+    expect(network?.relayer_address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(network?.relayer_balance).toBe('0');
+    await fundRelayer(chain, 2_000_000_000n);
+    expect((await adminNetworks(chain.app))[0]?.relayer_balance).toBe('2000000000');
+  });
+
+  it('an exact invoice: registering until its token account exists, observed at confirmed, credited at finalized, swept in one transaction, settled', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const amount = usd(25);
+    const { created, allocated } = await createSolanaInvoice(chain, shop, amount);
+    // SPEC: registering means the address is not yet allocated.
+    expect(created.status).toBe('registering');
+    expect(created.address ?? '').toBe('');
+    expect(allocated.status).toBe('open');
+    // The payment address is the deposit key's wallet address, never its token account.
+    const deposit = await findDepositAddress(chain.app.context.db, allocated.id);
+    expect(deposit?.ownerAddress).toBe(allocated.address);
+    expect(deposit?.tokenAccount).toBe(await tokenAccountOf(chain, allocated.address));
+    const [account] = (await chain.rpc.getMultipleAccounts([await tokenAccountOf(chain, allocated.address)], { commitment: 'confirmed', encoding: 'base64' }).send()).value;
+    expect(account).not.toBeNull();
+
+    chain.node.pause();
+    const paid = await payPaused(chain, allocated.address, amount);
+    chain.app.clock.advance(60_000);
+    await chain.app.jobs.drain();
+    expect(await eventTypes(chain, allocated.id)).toEqual(['transfer.observed']);
+    expect((await readIssuance(chain, shop, allocated.id)).received).toBe('0');
+    chain.node.resume();
+
+    const feeWalletBefore = await balanceOf(chain, chain.feeWallet);
+    await settle(chain);
+    const settled = await readIssuance(chain, shop, allocated.id);
+    expect(settled.status).toBe('settled');
+    expect(settled.received).toBe(amount.toString());
+    expect(await eventTypes(chain, allocated.id)).toEqual(['transfer.observed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);
+    expect(paid).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+
+    // On chain: the recipient got exactly amount − fee, the fee wallet the fee; the deposit account is empty.
+    expect(await balanceOf(chain, recipient)).toBe(amount - fee(amount));
+    expect((await balanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(fee(amount));
+    expect(await balanceOf(chain, allocated.address)).toBe(0n);
+    const sweep = await chain.rpc.getTransaction(settled.payout_tx_hash as never, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    expect(sweep?.meta?.err).toBeNull();
+  });
+
+  it('an invoice paid in two transfers stays open on the partial payment, then settles (LEDGER "Invoices": partial payments add up)', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(100));
+    await pay(chain, invoice.address, usd(40));
+    await settle(chain);
+    const partial = await readIssuance(chain, shop, invoice.id);
+    expect(partial.status).toBe('open');
+    expect(partial.received).toBe(usd(40).toString());
+    expect(await balanceOf(chain, recipient)).toBe(0n);
+
+    await pay(chain, invoice.address, usd(60));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(99.5));
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  it('an overpaid invoice: the recipient gets exactly amount − fee, the fee wallet fee plus the excess (LEDGER "Invoices")', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(100));
+    const feeWalletBefore = await balanceOf(chain, chain.feeWallet);
+    await pay(chain, invoice.address, usd(130));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(99.5));
+    expect((await balanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(usd(30.5));
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  it('a deposit swept twice: each time B reaches the threshold, B − fee(B) to the recipient (LEDGER "Deposits")', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const deposit = await createSolanaDeposit(chain, shop);
+    expect(deposit.status).toBe('open');
+    await pay(chain, deposit.address, usd(12));
+    await settle(chain);
+    expect(await balanceOf(chain, recipient)).toBe(usd(12) - fee(usd(12)));
+    await pay(chain, deposit.address, usd(15));
+    await settle(chain);
+    expect(await balanceOf(chain, recipient)).toBe(usd(12) - fee(usd(12)) + usd(15) - fee(usd(15)));
+    expect(await balanceOf(chain, deposit.address)).toBe(0n);
+    const types = await eventTypes(chain, deposit.id);
+    expect(types.filter((type) => type === 'payout.confirmed')).toHaveLength(2);
+  });
+
+  it('a rollback before finalized: the transfer observed at confirmed and dropped is never credited (issue 24 item 5)', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(10));
+    const signature = await payPaused(chain, invoice.address, usd(10));
+    chain.app.clock.advance(60_000);
+    await chain.app.jobs.drain();
+    expect(await eventTypes(chain, invoice.id)).toEqual(['transfer.observed']);
+    expect(chain.node.drop(signature)).toMatchObject({ dropped: true });
+    chain.node.resume();
+    await settle(chain);
+    const after = await readIssuance(chain, shop, invoice.id);
+    expect(after.status).toBe('open');
+    expect(after.received).toBe('0');
+    expect(await eventTypes(chain, invoice.id)).toEqual(['transfer.observed']);
+    const rows = await listIssuanceChainTransfers(chain.app.context.db, invoice.id);
+    expect(rows.map((row) => row.status)).toEqual(['dropped']);
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  it('SPEC "Errors": a Solana recipient that is a service address (the relayer, a deposit address, its token account) is invalid_solana_address and changes nothing', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(5));
+    const [network] = await adminNetworks(chain.app);
+    const user = await createUser(chain.app.context.db);
+    const session = await createSession(chain.app.context.db, user.id);
+    const merchant = await createMerchant(chain.app.context.db, user.id);
+    const fresh = await createShop(chain.app.context.db, merchant.id, { sandbox: false });
+    const put = (address: string) =>
+      chain.app.request({ method: 'PUT', url: `/api/v1/shops/${fresh.id}/solana-recipient`, headers: authed(session.token, newIdempotencyKey()), payload: { address } });
+    for (const address of [network?.relayer_address ?? '', invoice.address, await tokenAccountOf(chain, invoice.address)]) {
+      const refused = await put(address);
+      expect(refused.statusCode, address).toBe(400);
+      expect(refused.json().error.code).toBe('invalid_solana_address');
+    }
+    const stored = await chain.app.context.db.selectFrom('shops').select('solana_recipient').where('id', '=', fresh.id).executeTakeFirstOrThrow();
+    expect(stored.solana_recipient).toBeNull();
+    // A wallet is accepted; a different one afterwards is shop_addresses_immutable.
+    expect((await put(recipient)).statusCode).toBe(200);
+    const changed = await put(await newRecipient(chain, false));
+    expect(changed.json().error.code).toBe('shop_addresses_immutable');
+  });
+
+  it('issue 24 item 1: export-key gives the operator the issuance\'s deposit keypair (base58, seed then public key) for recovery by hand', async () => {
+    const shop = await liveSolanaShop(chain.app, await newRecipient(chain));
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(5));
+    const exported = await exportDepositKey(chain.app.context.db, chain.app.context.secrets, invoice.id);
+    expect(exported?.address).toBe(invoice.address);
+    const keypair = base58.decode(exported?.secretKey ?? '');
+    expect(keypair).toHaveLength(64);
+    expect(base58.encode(keypair.subarray(32))).toBe(invoice.address);
+    expect(base58.encode(ed25519.getPublicKey(keypair.subarray(0, 32)))).toBe(invoice.address);
+    expect(await exportDepositKey(chain.app.context.db, chain.app.context.secrets, '00000000-0000-4000-8000-000000000000')).toBeUndefined();
+  });
+
+  it('SPEC "Errors": a recipient holding no token account for the mint is solana_recipient_token_account_required, for invoices and deposits, and nothing is created', async () => {
+    const recipient = await newRecipient(chain, false);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const count = async () => Number((await chain.app.context.db.selectFrom('issuances').select((eb) => eb.fn.countAll().as('n')).where('shop_id', '=', shop.shopId).executeTakeFirstOrThrow()).n);
+    for (const [path, payload] of [
+      ['invoices', { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: usd(10).toString() }],
+      ['invoices', { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: usd(10).toString() }],
+      ['deposits', { chain_id: SOLANA_CHAIN_ID, token: chain.mint }],
+    ] as const) {
+      const refused = await chain.app.request({ method: 'POST', url: `/api/v1/shops/${shop.shopId}/${path}`, headers: authed(shop.token, newIdempotencyKey()), payload });
+      expect(refused.statusCode, path).toBe(400);
+      expect(refused.json().error.code).toBe('solana_recipient_token_account_required');
+    }
+    expect(await count()).toBe(0);
+    // Once the recipient opens one, the same request succeeds.
+    await chain.node.mintTo({ mint: chain.mint, owner: recipient as never, amount: 0n });
+    await waitUntil(async () => (await chain.rpc.getMultipleAccounts([await tokenAccountOf(chain, recipient)], { commitment: 'confirmed', encoding: 'base64' }).send()).value[0] !== null);
+    const { allocated } = await createSolanaInvoice(chain, shop, usd(10));
+    expect(allocated.status).toBe('open');
+  });
+
+  it('issue 24 item 2: a retired invoice address gives its token account\'s rent back to the relayer, and a later transfer to it (the payer re-creates the account) is still recorded as late', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(10));
+    await pay(chain, invoice.address, usd(10));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    const account = await tokenAccountOf(chain, invoice.address);
+    const relayerBefore = BigInt((await adminNetworks(chain.app))[0]?.relayer_balance ?? '0');
+    chain.app.clock.advance(RETIRE_AFTER_MS);
+    await settle(chain, 1);
+    expect((await chain.rpc.getMultipleAccounts([account], { commitment: 'confirmed', encoding: 'base64' }).send()).value[0]).toBeNull();
+    const rent = await chain.rpc.getMinimumBalanceForRentExemption(165n).send();
+    // The rent back, less the close's signature (the relayer pays it). Other retired addresses of
+    // this shared harness may close in the same pass, so only a lower bound is exact here.
+    expect(BigInt((await adminNetworks(chain.app))[0]?.relayer_balance ?? '0') - relayerBefore).toBeGreaterThanOrEqual(rent - 10_000n);
+
+    await pay(chain, invoice.address, usd(3));
+    await settle(chain);
+    const late = await readIssuance(chain, shop, invoice.id);
+    expect(late.status).toBe('settled');
+    expect(late.received).toBe(usd(13).toString());
+    expect(await balanceOf(chain, invoice.address)).toBe(usd(3));
+    expect((await eventTypes(chain, invoice.id)).filter((type) => type === 'payout.sent')).toHaveLength(1);
+  });
+});
+
+/** Pays while the node's slots stand still, then lets them reach `confirmed` only. */
+async function payPaused(chain: SolanaHarness, owner: string, amount: bigint): Promise<string> {
+  chain.node.resume();
+  const signature = await pay(chain, owner, amount);
+  chain.node.pause();
+  return signature;
+}
