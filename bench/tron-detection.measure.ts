@@ -1,8 +1,6 @@
 import { it } from 'vitest';
 import { sql } from 'kysely';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { addressCodec } from '../src/chains/index.js';
-import { createTronInvoice, liveTronShop, readTronIssuance, send, startTronHarness, tronAdminNetworks } from '../test/support/tron-chain.js';
+import { createTronInvoice, liveTronShop, newTronWallet, readTronIssuance, send, startTronHarness, tronAdminNetworks } from '../test/support/tron-chain.js';
 
 // Issue 23 "Done when": detection latency on Tron, p99 target = solidified lag + 1.5 s. The
 // local Tron node makes a block every BLOCK_MS with the solidified head SOLID_LAG blocks behind;
@@ -19,7 +17,7 @@ it(`Tron detection latency: ${PAYMENTS} payments, ${BLOCK_MS} ms blocks, solidif
   try {
     const [network] = await tronAdminNetworks(chain.app);
     await chain.node.fund(network?.relayer_address ?? '', 100_000_000_000n);
-    const recipient = addressCodec('tron').spellAddress(Buffer.from(privateKeyToAccount(generatePrivateKey()).address.slice(2), 'hex'));
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const invoices = [];
     for (let index = 0; index < PAYMENTS; index += 1) {

@@ -1,11 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { addressCodec } from '../../src/chains/index.js';
 import { cancel } from '../api/issuances-helpers.js';
 import { decodeQr, launchChromium, openPage, screenshot, seriousViolations, type WatchedPage } from '../support/browser.js';
 import { freePort } from '../support/local-server.js';
-import { createTronInvoice, liveTronShop, payTron, solidifyTron, startTronHarness, tronAdminNetworks, type TronHarness } from '../support/tron-chain.js';
+import { createTronInvoice, liveTronShop, newTronWallet, payTron, solidifyTron, startTronHarness, tronAdminNetworks, type TronHarness } from '../support/tron-chain.js';
 
 // Issue 23 item 7: the hosted page of a live Tron invoice on the local Tron node, in Chromium:
 // the T… address in the QR (what every Tron wallet scans), the TRC-20 token, Tronscan links
@@ -47,11 +45,10 @@ async function expectClean(watched: WatchedPage, state: string): Promise<void> {
 
 const statusText = (page: Page) => page.locator('#status h2').innerText();
 const LIVE = { timeout: 30_000 };
-const newRecipient = () => addressCodec('tron').spellAddress(Buffer.from(privateKeyToAccount(generatePrivateKey()).address.slice(2), 'hex'));
 
 describe('hosted payment page of a live Tron invoice in Chromium', () => {
   it('awaiting (QR of the bare T… address), partly paid, then settled with a Tronscan transaction link', async () => {
-    const shop = await liveTronShop(chain.app, newRecipient());
+    const shop = await liveTronShop(chain.app, newTronWallet());
     const invoice = await createTronInvoice(chain, shop, 10_000_000n);
     const watched = await visit(invoice.public_id);
     const { page } = watched;
@@ -79,7 +76,7 @@ describe('hosted payment page of a live Tron invoice in Chromium', () => {
   });
 
   it('cancelled and expired: closed, no T… address, do not send funds', async () => {
-    const shop = await liveTronShop(chain.app, newRecipient());
+    const shop = await liveTronShop(chain.app, newTronWallet());
     const cancelled = await createTronInvoice(chain, shop, 5_000_000n);
     const expiring = await createTronInvoice(chain, shop, 5_000_000n, { expires_in: '1d' });
     const first = await visit(cancelled.public_id);

@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { addressCodec, type ChainAdapter, type TronAccess } from '../../src/chains/index.js';
+import type { ChainAdapter, TronAccess } from '../../src/chains/index.js';
 import { createTronApi } from '../../src/chains/tron/tron-api.js';
 import { createTronChainAdapter } from '../../src/chains/tron/tron-driver.js';
 import { tronNetworkOf } from '../../src/chains/tron/tron-network.js';
 import { eventTypes } from '../support/evm-chain.js';
+import { fee, usd } from '../support/drivers/driver-harness.js';
 import {
   createTronInvoice,
   liveTronShop,
+  newTronWallet,
   mineAndSettleTron,
   payTron,
   readTronIssuance,
@@ -23,12 +24,6 @@ import {
 // the solidified head, a sweep that runs out of energy, a node that lies about the transaction
 // it builds, a sweep signed and stored by a process that died, found expired after restart.
 
-const usd = (whole: number) => BigInt(Math.round(whole * 1_000_000));
-const fee = (amount: bigint) => {
-  const raw = (amount * 50n) / 10_000n;
-  return raw < 100_000n ? 100_000n : raw > 5_000_000n ? 5_000_000n : raw;
-};
-const newRecipient = () => addressCodec('tron').spellAddress(Buffer.from(privateKeyToAccount(generatePrivateKey()).address.slice(2), 'hex'));
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 async function sweepRows(chain: TronHarness, issuanceId: string) {
@@ -51,7 +46,7 @@ describe('Tron faults on the local Tron node', () => {
   });
 
   it('a transfer in a block rolled back above the solidified head is never credited; paid again, the invoice settles once', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const invoice = await createTronInvoice(chain, shop, usd(10));
     const before = chain.node.headNumber();
@@ -77,7 +72,7 @@ describe('Tron faults on the local Tron node', () => {
   });
 
   it('a sweep that runs out of energy (a node that under-estimates it) is sweep.failed, then sent with twice the limit and succeeds', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const invoice = await createTronInvoice(chain, shop, usd(20));
     // The estimate a quarter of the truth: the first sweep's fee_limit cannot cover it.
@@ -103,7 +98,7 @@ describe('Tron faults on the local Tron node', () => {
   });
 
   it('a node that builds another transaction than the one asked for gets no signature; nothing is broadcast until an honest answer', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const invoice = await createTronInvoice(chain, shop, usd(5));
     await payTron(chain, invoice.address, usd(5));
@@ -132,7 +127,7 @@ describe('Tron faults on the local Tron node', () => {
   });
 
   it('a sweep signed and stored by a process that died before broadcasting it, found expired: exactly one sweep after restart', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const invoice = await createTronInvoice(chain, shop, usd(7));
     const entry = chain.app.context.catalogue.network(chain.node.chainId);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { addressCodec } from '../../src/chains/index.js';
+import { fee, usd } from '../support/drivers/driver-harness.js';
 import {
   createTronDeposit,
   createTronInvoice,
   liveTronShop,
+  newTronWallet,
   payTron,
   readTronIssuance,
   solidifyTron,
@@ -20,13 +20,6 @@ import { authed, newIdempotencyKey } from '../support/app.js';
 // app: catalogue entry with api_url → Tron driver, watcher over /jsonrpc, payouts in energy,
 // balances checked on chain. The token is Tether-like: its transfer returns false on success.
 
-const usd = (whole: number) => BigInt(Math.round(whole * 1_000_000));
-/** LEDGER "Fees" with the harness's terms (50 bps, min 0.1, max 5 tokens), in 6-decimal units. */
-const fee = (amount: bigint) => {
-  const raw = (amount * 50n) / 10_000n;
-  return raw < 100_000n ? 100_000n : raw > 5_000_000n ? 5_000_000n : raw;
-};
-const newRecipient = () => addressCodec('tron').spellAddress(Buffer.from(privateKeyToAccount(generatePrivateKey()).address.slice(2), 'hex'));
 
 describe('live Tron invoices and deposits on the local Tron node', () => {
   let chain: TronHarness;
@@ -50,7 +43,7 @@ describe('live Tron invoices and deposits on the local Tron node', () => {
   });
 
   it('an exact invoice: a T… address at once, credited at the solidified block, swept (amount − fee, fee), settled', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const amount = usd(25);
     const invoice = await createTronInvoice(chain, shop, amount);
@@ -71,7 +64,7 @@ describe('live Tron invoices and deposits on the local Tron node', () => {
   });
 
   it('an overpaid invoice: the recipient gets exactly amount − fee, the operator fee plus the excess', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const invoice = await createTronInvoice(chain, shop, usd(100));
     const feeWalletBefore = await tronBalanceOf(chain, chain.feeWallet);
@@ -83,7 +76,7 @@ describe('live Tron invoices and deposits on the local Tron node', () => {
   });
 
   it('a group paid on one option, then on the other: the second carries duplicate: true and is never swept', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const created = await chain.app.request({
       method: 'POST',
@@ -112,7 +105,7 @@ describe('live Tron invoices and deposits on the local Tron node', () => {
   });
 
   it('a deposit takes two top-ups and sweeps twice', async () => {
-    const recipient = newRecipient();
+    const recipient = newTronWallet();
     const shop = await liveTronShop(chain.app, recipient);
     const deposit = await createTronDeposit(chain, shop);
     expect(deposit.address).toMatch(/^T/);
@@ -126,7 +119,7 @@ describe('live Tron invoices and deposits on the local Tron node', () => {
   });
 
   it("the relayer, a factory and a payment address of this service are invalid_tron_recipient (SPEC \"Errors\"); nothing is stored", async () => {
-    const shop = await liveTronShop(chain.app, newRecipient());
+    const shop = await liveTronShop(chain.app, newTronWallet());
     const invoice = await createTronInvoice(chain, shop, usd(1));
     await chain.app.context.db.updateTable('shops').set({ tron_recipient: null }).where('id', '=', shop.shopId).execute();
     for (const own of [relayer, chain.contracts.mainFactory, chain.contracts.invoiceFactory, invoice.address]) {

@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TronWeb } from 'tronweb';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { tronAddress } from '../../src/chains/tron/tron-evm-address.js';
 import { deployTronContracts, type ChainAdapter } from '../../src/chains/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { startTronNode, type TronNode, type TronNodeOptions } from '../../devnets/tron-node/index.js';
@@ -173,6 +175,11 @@ export async function mineAndSettleTron(harness: TronHarness, blocks = 1): Promi
 /** Enough blocks for a transfer or a sweep to be solidified, with the jobs run between them. */
 export async function solidifyTron(harness: TronHarness, rounds = 4): Promise<void> {
   for (let round = 0; round < rounds; round += 1) await mineAndSettleTron(harness, 1);
+}
+
+/** A fresh Tron wallet address (`T…`) nobody has used: a recipient whose balances start at zero. */
+export function newTronWallet(): string {
+  return tronAddress(privateKeyToAccount(generatePrivateKey()).address);
 }
 
 /** A live shop whose Tron recipient is `recipient`, the merchant opted into Tron, with a read+write key. */

@@ -1,13 +1,12 @@
 import { createPublicClient, http, parseEventLogs, type Address } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { addressCodec, type ChainAdapter, type TronAccess } from '../../../src/chains/index.js';
+import type { ChainAdapter, TronAccess } from '../../../src/chains/index.js';
 import { invoiceForwarderFactoryAbi } from '../../../src/chains/evm/contracts/index.js';
 import type { IngestTables } from '../../../src/chains/ingest/index.js';
 import { createTronApi } from '../../../src/chains/tron/tron-api.js';
 import { createTronChainAdapter } from '../../../src/chains/tron/tron-driver.js';
 import { tvmAddress } from '../../../src/chains/tron/tron-evm-address.js';
 import { tronNetworkOf } from '../../../src/chains/tron/tron-network.js';
-import { liveTronShop, mineAndSettleTron, payTron, startTronHarness, tronAdminNetworks, tronBalanceOf, type TronHarness } from '../tron-chain.js';
+import { liveTronShop, mineAndSettleTron, newTronWallet, payTron, startTronHarness, tronAdminNetworks, tronBalanceOf, type TronHarness } from '../tron-chain.js';
 import type { DriverHarness, HarnessInvoice, HarnessSpec, KillPoint, Payment } from './driver-harness.js';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -70,7 +69,7 @@ async function startTronDriverHarness(): Promise<DriverHarness> {
     },
 
     async newShop() {
-      const recipient = addressCodec('tron').spellAddress(Buffer.from(privateKeyToAccount(generatePrivateKey()).address.slice(2), 'hex'));
+      const recipient = newTronWallet();
       const shop = await liveTronShop(chain.app, recipient);
       return { shopId: shop.shopId, apiKey: shop.token, recipient };
     },
