@@ -13,7 +13,7 @@ const BLOCK_MS = Number(process.env.BENCH_TRON_BLOCK_MS ?? 3_000);
 const SOLID_LAG = Number(process.env.BENCH_TRON_SOLID_LAG ?? 2);
 
 it(`Tron detection latency: ${PAYMENTS} payments, ${BLOCK_MS} ms blocks, solidified ${SOLID_LAG} blocks behind`, async () => {
-  const chain = await startTronHarness({ liveBlocks: true, runJobs: true, node: { blockMs: BLOCK_MS, solidLag: SOLID_LAG } });
+  const chain = await startTronHarness({ liveBlocks: true, runJobs: true, pollIntervalMs: 'default', node: { blockMs: BLOCK_MS, solidLag: SOLID_LAG } });
   try {
     const [network] = await tronAdminNetworks(chain.app);
     await chain.node.fund(network?.relayer_address ?? '', 100_000_000_000n);
@@ -45,22 +45,29 @@ it(`Tron detection latency: ${PAYMENTS} payments, ${BLOCK_MS} ms blocks, solidif
       }
     })();
     await new Promise((resolve) => setTimeout(resolve, BLOCK_MS * 2)); // the mint lands
+    // When each transfer was first seen confirmed, polled from before the first payment is sent:
+    // a loop started after the sends would date the early payments' confirmations to its own start.
+    const confirmedAt = new Map<string, number>();
+    // The watcher's own record (the ingest inbox), to tell the chain side from the ledger side.
+    const inboxConfirmedAt = new Map<string, number>();
     const sent: { txId: string; issuanceId: string }[] = [];
+    let sending = true;
+    const deadline = Date.now() + 120_000 + PAYMENTS * BLOCK_MS * 2;
+    const confirmations = (async () => {
+      while ((sending || confirmedAt.size < sent.length) && Date.now() < deadline) {
+        const { rows } = await sql<{ tx_hash: string }>`select tx_hash from transfers where status = 'confirmed'`.execute(chain.app.context.db);
+        for (const row of rows) if (!confirmedAt.has(row.tx_hash)) confirmedAt.set(row.tx_hash, Date.now());
+        const inbox = await sql<{ tx_id: string }>`select tx_id from chain_transfers where status = 'confirmed'`.execute(chain.app.context.db);
+        for (const row of inbox.rows) if (!inboxConfirmedAt.has(row.tx_id)) inboxConfirmedAt.set(row.tx_id, Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
     for (const invoice of invoices) {
       sent.push({ txId: await send(node, payer.privateKey, token, 'transfer(address,uint256)', [{ type: 'address', value: invoice.address }, { type: 'uint256', value: '1000000' }]), issuanceId: invoice.id });
       await new Promise((resolve) => setTimeout(resolve, BLOCK_MS / 4));
     }
-    const confirmedAt = new Map<string, number>();
-    // The watcher's own record (the ingest inbox), to tell the chain side from the ledger side.
-    const inboxConfirmedAt = new Map<string, number>();
-    const deadline = Date.now() + 120_000 + PAYMENTS * BLOCK_MS;
-    while (confirmedAt.size < sent.length && Date.now() < deadline) {
-      const { rows } = await sql<{ tx_hash: string }>`select tx_hash from transfers where status = 'confirmed'`.execute(chain.app.context.db);
-      for (const row of rows) if (!confirmedAt.has(row.tx_hash)) confirmedAt.set(row.tx_hash, Date.now());
-      const inbox = await sql<{ tx_id: string }>`select tx_id from chain_transfers where status = 'confirmed'`.execute(chain.app.context.db);
-      for (const row of inbox.rows) if (!inboxConfirmedAt.has(row.tx_id)) inboxConfirmedAt.set(row.tx_id, Date.now());
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    sending = false;
+    await confirmations;
     watching = false;
     await watch;
     const latencies: number[] = [];

@@ -46,6 +46,8 @@ export async function startTronHarness(
     readonly liveBlocks?: boolean;
     /** Run the app's jobs in the background, as `serve` does (default: drained by hand). */
     readonly runJobs?: boolean;
+    /** The catalogue's `poll_interval_ms` (50 ms by default here); 'default' leaves it out, as an operator would. */
+    readonly pollIntervalMs?: number | 'default';
   } = {},
 ): Promise<TronHarness> {
   const node = await startTronNode({ blockMs: 100, solidLag: 2, ...options.node });
@@ -85,7 +87,7 @@ export async function startTronHarness(
           ],
           api_url: node.url,
           confirmations: options.confirmations ?? 0,
-          poll_interval_ms: 50,
+          ...(options.pollIntervalMs === 'default' ? {} : { poll_interval_ms: options.pollIntervalMs ?? 50 }),
         },
       ],
     }),
