@@ -1,3 +1,5 @@
+import type { ChainFamily } from '../chains/index.js';
+
 /**
  * The words of the hosted payment page in its two languages (issue 12). A
  * function of the language only: the page picks one from `?lang=`, then the
@@ -21,6 +23,10 @@ export interface PageText {
   readonly pressToCopy: string;
   readonly qrLabel: string;
   readonly scanHint: string;
+  /** A family whose wallets need a word of their own beside the QR code; others get `scanHint`. */
+  readonly scanHints: Readonly<Partial<Record<ChainFamily, string>>>;
+  /** What a wallet shows as the payment's message when the invoice has no description (Solana Pay `message`). */
+  readonly invoiceMessage: (publicId: string) => string;
   readonly openInWallet: string;
   readonly payWithBrowserWallet: string;
   readonly walletSent: string;
@@ -59,6 +65,8 @@ const en: PageText = {
   pressToCopy: 'Selected: press Ctrl+C or ⌘C to copy',
   qrLabel: 'QR code of the payment request',
   scanHint: 'Scan with a wallet app',
+  scanHints: { solana: 'Scan with a Solana Pay wallet (Phantom, Solflare, Backpack…): it fills in the token and amount. Any other Solana wallet can send to the address.' },
+  invoiceMessage: (publicId) => `Invoice ${publicId}`,
   openInWallet: 'Open in wallet',
   payWithBrowserWallet: 'Pay with browser wallet',
   walletSent: 'Transaction sent:',
@@ -123,6 +131,8 @@ const ru: PageText = {
   pressToCopy: 'Выделено: нажмите Ctrl+C или ⌘C, чтобы скопировать',
   qrLabel: 'QR-код запроса на оплату',
   scanHint: 'Отсканируйте приложением кошелька',
+  scanHints: { solana: 'Отсканируйте кошельком с Solana Pay (Phantom, Solflare, Backpack…): токен и сумма подставятся сами. Из другого кошелька Solana отправьте на адрес.' },
+  invoiceMessage: (publicId) => `Счёт ${publicId}`,
   openInWallet: 'Открыть в кошельке',
   payWithBrowserWallet: 'Оплатить кошельком браузера',
   walletSent: 'Транзакция отправлена:',
