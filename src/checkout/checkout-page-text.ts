@@ -16,6 +16,8 @@ export interface PageText {
   readonly sendAnyAmountOf: string;
   readonly on: (network: string) => string;
   readonly tokenContract: string;
+  /** A family that names the token's address otherwise (Solana: the mint); others get `tokenContract`. */
+  readonly tokenContracts: Readonly<Partial<Record<ChainFamily, string>>>;
   readonly sendTo: (symbol: string, network: string) => string;
   readonly address: string;
   readonly copyAddress: string;
@@ -58,6 +60,7 @@ const en: PageText = {
   sendAnyAmountOf: 'Send any amount of',
   on: (network) => `on ${network}`,
   tokenContract: 'Token contract',
+  tokenContracts: { solana: 'Token mint' },
   sendTo: (symbol, network) => `Send ${symbol} on ${network} to`,
   address: 'Payment address',
   copyAddress: 'Copy address',
@@ -124,6 +127,7 @@ const ru: PageText = {
   sendAnyAmountOf: 'Отправьте любую сумму в',
   on: (network) => `в сети ${network}`,
   tokenContract: 'Контракт токена',
+  tokenContracts: { solana: 'Адрес токена (mint)' },
   sendTo: (symbol, network) => `Отправьте ${symbol} в сети ${network} на адрес`,
   address: 'Адрес для оплаты',
   copyAddress: 'Скопировать адрес',

@@ -162,7 +162,7 @@ function amountsPart(view: Checkout, phase: CheckoutPhase, lang: Lang, text: Pag
       ? `<p class="label">${escapeHtml(text.sendAnyAmountOf)}</p><p class="amount">${symbol}</p>`
       : `<p class="label">${escapeHtml(text.amount)}</p><p class="amount">${escapeHtml(tokenAmount(view, BigInt(view.amount), lang))}</p>`;
   const contract =
-    `<details><summary>${escapeHtml(text.on(view.network.name))} · ${escapeHtml(text.tokenContract)} ` +
+    `<details><summary>${escapeHtml(text.on(view.network.name))} · ${escapeHtml(text.tokenContracts[view.family] ?? text.tokenContract)} ` +
     `<span class="hash">${escapeHtml(shorten(view.token))}</span></summary><span class="hash">${escapeHtml(view.token)}</span></details>`;
   let progress = '';
   if (view.kind === 'invoice' && phase === 'partial') {
