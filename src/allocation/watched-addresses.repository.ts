@@ -11,6 +11,8 @@ export interface WatchedIssuanceAddress {
   readonly token: string;
   /** When the row last changed: the cursor of incremental loads. */
   readonly allocatedAt: Date;
+  /** Registering or open and not cancelled, when read (a Solana Pay reference is read only then; decision 0039). */
+  readonly open: boolean;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function listWatchedAddresses(
 ): Promise<WatchedIssuanceAddress[]> {
   let query = executor
     .selectFrom('issuances')
-    .select(['id', 'address', 'token', 'updated_at'])
+    .select(['id', 'address', 'token', 'updated_at', 'status', 'cancelled_at'])
     .where('chain_id', '=', chainId)
     .where('family', '=', family)
     .where('sandbox', '=', false)
@@ -36,5 +38,11 @@ export async function listWatchedAddresses(
   if (after !== null) query = query.where(sql<boolean>`(updated_at, id) > (${after.allocatedAt}, ${after.issuanceId}::uuid)`);
   const rows = await query.orderBy('updated_at').orderBy('id').execute();
   const codec = addressCodec(family);
-  return rows.map((row) => ({ issuanceId: row.id, address: codec.normalise(row.address ?? ''), token: codec.normalise(row.token), allocatedAt: row.updated_at }));
+  return rows.map((row) => ({
+    issuanceId: row.id,
+    address: codec.normalise(row.address ?? ''),
+    token: codec.normalise(row.token),
+    allocatedAt: row.updated_at,
+    open: row.cancelled_at === null && (row.status === 'registering' || row.status === 'open'),
+  }));
 }

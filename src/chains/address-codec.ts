@@ -11,6 +11,15 @@ export interface PaymentRequest {
   readonly tokenDecimals: number;
   readonly address: string;
   readonly amount: bigint | null;
+  /**
+   * What a wallet shows and echoes beside the transfer, where the family's
+   * scheme carries it (Solana Pay: `reference`, `label`, `message`); other
+   * families ignore them. `reference` is a base58 public key that the wallet
+   * adds to the transfer as a read-only account, so the payment can be found by it.
+   */
+  readonly reference?: string | undefined;
+  readonly label?: string | undefined;
+  readonly message?: string | undefined;
 }
 
 /**

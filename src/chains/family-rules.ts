@@ -14,6 +14,8 @@ export interface FamilyRules {
   readonly hasDelegate: boolean;
   /** The payment URI opens a wallet app; Tron's is a bare address that only a scan reads. */
   readonly paymentUriOpensWallet: boolean;
+  /** The wallet request carries the issuance's own reference key, which the watcher also reads (Solana Pay; decision 0039). */
+  readonly paymentReference: boolean;
   /** The checkout page may ask a browser wallet (EIP-1193) to send the transfer. */
   readonly browserWalletPayment: boolean;
   /** Sign-in with a wallet of the family (SIWE: EVM only). */

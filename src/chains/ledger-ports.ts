@@ -34,6 +34,12 @@ export interface WatchedAddress {
   readonly token: string;
   /** For incremental loading: rows are returned in (allocatedAt, issuanceId) order. */
   readonly allocatedAt: Date;
+  /**
+   * Still awaiting payment when read (registering or open, not cancelled):
+   * what a payer may be paying right now. Settled, funded and cancelled
+   * issuances stay watched for late transfers, with `open` false.
+   */
+  readonly open: boolean;
 }
 
 export interface TransferLedger {

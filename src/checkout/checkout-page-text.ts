@@ -1,3 +1,5 @@
+import type { ChainFamily } from '../chains/index.js';
+
 /**
  * The words of the hosted payment page in its two languages (issue 12). A
  * function of the language only: the page picks one from `?lang=`, then the
@@ -14,6 +16,8 @@ export interface PageText {
   readonly sendAnyAmountOf: string;
   readonly on: (network: string) => string;
   readonly tokenContract: string;
+  /** A family that names the token's address otherwise (Solana: the mint); others get `tokenContract`. */
+  readonly tokenContracts: Readonly<Partial<Record<ChainFamily, string>>>;
   readonly sendTo: (symbol: string, network: string) => string;
   readonly address: string;
   readonly copyAddress: string;
@@ -21,6 +25,10 @@ export interface PageText {
   readonly pressToCopy: string;
   readonly qrLabel: string;
   readonly scanHint: string;
+  /** A family whose wallets need a word of their own beside the QR code; others get `scanHint`. */
+  readonly scanHints: Readonly<Partial<Record<ChainFamily, string>>>;
+  /** What a wallet shows as the payment's message when the invoice has no description (Solana Pay `message`). */
+  readonly invoiceMessage: (publicId: string) => string;
   readonly openInWallet: string;
   readonly payWithBrowserWallet: string;
   readonly walletSent: string;
@@ -52,6 +60,7 @@ const en: PageText = {
   sendAnyAmountOf: 'Send any amount of',
   on: (network) => `on ${network}`,
   tokenContract: 'Token contract',
+  tokenContracts: { solana: 'Token mint' },
   sendTo: (symbol, network) => `Send ${symbol} on ${network} to`,
   address: 'Payment address',
   copyAddress: 'Copy address',
@@ -59,6 +68,8 @@ const en: PageText = {
   pressToCopy: 'Selected: press Ctrl+C or ⌘C to copy',
   qrLabel: 'QR code of the payment request',
   scanHint: 'Scan with a wallet app',
+  scanHints: { solana: 'Scan with a Solana Pay wallet (Phantom, Solflare, Backpack…): it fills in the token and amount. Any other Solana wallet can send to the address.' },
+  invoiceMessage: (publicId) => `Invoice ${publicId}`,
   openInWallet: 'Open in wallet',
   payWithBrowserWallet: 'Pay with browser wallet',
   walletSent: 'Transaction sent:',
@@ -116,6 +127,7 @@ const ru: PageText = {
   sendAnyAmountOf: 'Отправьте любую сумму в',
   on: (network) => `в сети ${network}`,
   tokenContract: 'Контракт токена',
+  tokenContracts: { solana: 'Адрес токена (mint)' },
   sendTo: (symbol, network) => `Отправьте ${symbol} в сети ${network} на адрес`,
   address: 'Адрес для оплаты',
   copyAddress: 'Скопировать адрес',
@@ -123,6 +135,8 @@ const ru: PageText = {
   pressToCopy: 'Выделено: нажмите Ctrl+C или ⌘C, чтобы скопировать',
   qrLabel: 'QR-код запроса на оплату',
   scanHint: 'Отсканируйте приложением кошелька',
+  scanHints: { solana: 'Отсканируйте кошельком с Solana Pay (Phantom, Solflare, Backpack…): токен и сумма подставятся сами. Из другого кошелька Solana отправьте на адрес.' },
+  invoiceMessage: (publicId) => `Счёт ${publicId}`,
   openInWallet: 'Открыть в кошельке',
   payWithBrowserWallet: 'Оплатить кошельком браузера',
   walletSent: 'Транзакция отправлена:',

@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
+import { familyRules, findSolanaPaymentReference } from '../chains/index.js';
+import type { Executor } from '../platform/database/database.js';
 import { PUBLIC } from '../platform/http/principal.js';
 import { API_PREFIX, type IvoryServer } from '../platform/http/server.js';
 import { pageSecurityPolicy, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js';
 import { isLang, langFromAcceptLanguage, type Lang } from './checkout-page-text.js';
 import { checkoutUrls } from './checkout.routes.js';
-import { findCheckout } from './get-checkout.js';
+import { findCheckout, type FoundCheckout } from './get-checkout.js';
 
 const Params = Type.Object({ public_id: Type.String() });
 const Query = Type.Object({ lang: Type.Optional(Type.String()) });
@@ -36,6 +38,15 @@ function pageLang(request: FastifyRequest, reply: FastifyReply, queryLang: strin
     return queryLang;
   }
   return cookieLang(request.headers.cookie) ?? langFromAcceptLanguage(request.headers['accept-language']);
+}
+
+/**
+ * The Solana Pay reference of a single checkout with an address, read
+ * for the page only: the JSON checkout, polled often, does not carry it.
+ */
+async function paymentReferenceOf(executor: Executor, found: FoundCheckout): Promise<string | undefined> {
+  if (found.type !== 'single' || !familyRules(found.view.family).paymentReference || found.view.address === '') return undefined;
+  return (await findSolanaPaymentReference(executor, found.issuanceId)) ?? undefined;
 }
 
 /**
@@ -70,8 +81,9 @@ export async function checkoutPageRoutes(server: IvoryServer, context: AppContex
         .header('Referrer-Policy', 'no-referrer');
       if (https) void reply.header('Strict-Transport-Security', `max-age=${ONE_YEAR_SECONDS}`);
       if (found === undefined) return reply.status(404).send(renderNotFoundPage(nonce, lang));
+      const paymentReference = await paymentReferenceOf(context.db, found);
       return reply.send(
-        renderCheckoutPage(found, { now: context.clock.now(), payUrl: urls.payUrl, pollPath: `${API_PREFIX}/checkout/`, nonce, lang }),
+        renderCheckoutPage(found, { now: context.clock.now(), payUrl: urls.payUrl, pollPath: `${API_PREFIX}/checkout/`, nonce, lang, paymentReference }),
       );
     },
   );

@@ -23,6 +23,8 @@ export interface PageOptions {
   readonly pollPath: string;
   readonly nonce: string;
   readonly lang: Lang;
+  /** The issuance's Solana Pay reference, for the wallet request (Solana only; decision 0039). */
+  readonly paymentReference?: string | undefined;
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -160,7 +162,7 @@ function amountsPart(view: Checkout, phase: CheckoutPhase, lang: Lang, text: Pag
       ? `<p class="label">${escapeHtml(text.sendAnyAmountOf)}</p><p class="amount">${symbol}</p>`
       : `<p class="label">${escapeHtml(text.amount)}</p><p class="amount">${escapeHtml(tokenAmount(view, BigInt(view.amount), lang))}</p>`;
   const contract =
-    `<details><summary>${escapeHtml(text.on(view.network.name))} · ${escapeHtml(text.tokenContract)} ` +
+    `<details><summary>${escapeHtml(text.on(view.network.name))} · ${escapeHtml(text.tokenContracts[view.family] ?? text.tokenContract)} ` +
     `<span class="hash">${escapeHtml(shorten(view.token))}</span></summary><span class="hash">${escapeHtml(view.token)}</span></details>`;
   let progress = '';
   if (view.kind === 'invoice' && phase === 'partial') {
@@ -179,7 +181,13 @@ function amountDue(view: Checkout): bigint | null {
   return due > 0n ? due : 0n;
 }
 
-function payParts(view: Checkout, phase: CheckoutPhase, text: PageText): string {
+/** What the wallet shows beside the request: the invoice's description, or which invoice it is. */
+function walletMessage(view: Checkout, text: PageText): string | undefined {
+  if (view.description.trim() !== '') return view.description;
+  return view.kind === 'invoice' ? text.invoiceMessage(view.public_id) : undefined;
+}
+
+function payParts(view: Checkout, phase: CheckoutPhase, reference: string | undefined, text: PageText): string {
   const payable = phase === 'awaiting' || phase === 'partial';
   if (!payable || view.address === '') return part('pay-address', '') + part('pay-qr', '');
   const symbol = tokenSymbol(view);
@@ -188,7 +196,17 @@ function payParts(view: Checkout, phase: CheckoutPhase, text: PageText): string 
     `<code class="addr" id="address" aria-labelledby="address-label">${groupedAddress(view.address)}</code>` +
     `<button id="copy" type="button" data-copy="${escapeHtml(view.address)}" aria-controls="address">${escapeHtml(text.copyAddress)}</button>`;
   const due = amountDue(view);
-  const uri = paymentUri({ family: view.family, chainId: view.chain_id, token: view.token, tokenDecimals: view.token_decimals, address: view.address, amount: due });
+  const uri = paymentUri({
+    family: view.family,
+    chainId: view.chain_id,
+    token: view.token,
+    tokenDecimals: view.token_decimals,
+    address: view.address,
+    amount: due,
+    reference,
+    label: view.branding.name,
+    message: walletMessage(view, text),
+  });
   const links: string[] = [];
   const rules = familyRules(view.family);
   if (rules.paymentUriOpensWallet) links.push(`<a class="button" id="open-wallet" href="${escapeHtml(uri)}">${escapeHtml(text.openInWallet)}</a>`);
@@ -200,7 +218,7 @@ function payParts(view: Checkout, phase: CheckoutPhase, text: PageText): string 
   }
   const qr =
     `<div class="center" id="qr-box" data-uri="${escapeHtml(uri)}">${qrSvg(uri, escapeHtml(text.qrLabel)).replace('<svg ', '<svg class="qr" id="qr-code" ')}` +
-    `<p class="muted">${escapeHtml(text.scanHint)}</p>${links.join('')}<p class="muted hash" id="wallet-result" aria-live="polite"></p></div>`;
+    `<p class="muted" id="scan-hint">${escapeHtml(text.scanHints[view.family] ?? text.scanHint)}</p>${links.join('')}<p class="muted hash" id="wallet-result" aria-live="polite"></p></div>`;
   return part('pay-address', address) + part('pay-qr', qr);
 }
 
@@ -226,11 +244,11 @@ function receiptPart(view: Checkout, phase: CheckoutPhase, paidAt: Date | null, 
   return part('receipt', PAID_PHASES.includes(phase) ? receipt(view, paidAt, lang, text) : '');
 }
 
-function singleBody(view: Checkout, phase: CheckoutPhase, paidAt: Date | null, lang: Lang, text: PageText): string {
+function singleBody(view: Checkout, phase: CheckoutPhase, paidAt: Date | null, reference: string | undefined, lang: Lang, text: PageText): string {
   return (
     amountsPart(view, phase, lang, text) +
     statusPart(phase, view, text) +
-    payParts(view, phase, text) +
+    payParts(view, phase, reference, text) +
     expiryPart(view, phase, text) +
     receiptPart(view, phase, paidAt, lang, text)
   );
@@ -283,7 +301,7 @@ export function renderCheckoutPage(found: FoundCheckout, options: PageOptions): 
       : checkoutPhase(found.view, options.now, found.paidElsewhere);
   const content =
     header(view, lang, text) +
-    (found.type === 'group' ? groupBody(found.view, phase, options.payUrl, lang, text) : singleBody(found.view, phase, found.paidAt, lang, text)) +
+    (found.type === 'group' ? groupBody(found.view, phase, options.payUrl, lang, text) : singleBody(found.view, phase, found.paidAt, options.paymentReference, lang, text)) +
     footer(view, text);
   // An option of a group polls the group: only the group's answer changes when another option is paid.
   const polled = found.type === 'single' && found.groupPublicId !== null ? found.groupPublicId : view.public_id;

@@ -17,6 +17,8 @@ export type FoundCheckout =
   | {
       readonly type: 'single';
       readonly view: Checkout;
+      /** The issuance's id (page only): the hosted page looks up what its family's wallet request carries by it. */
+      readonly issuanceId: string;
       readonly paidElsewhere: boolean;
       /** When the invoice became funded: the receipt's time (page only, not in the JSON view). */
       readonly paidAt: Date | null;
@@ -72,7 +74,7 @@ export async function findCheckout(
       branding: brandingOf(single.owner, urls.baseUrl),
       merchantName: single.owner.merchantName,
     });
-    return { type: 'single', view: checkoutView(option, urls.payUrl), paidElsewhere: single.paidElsewhere, paidAt: single.issuance.fundedAt, groupPublicId: single.groupPublicId, stamp: single.stamp };
+    return { type: 'single', view: checkoutView(option, urls.payUrl), issuanceId: single.issuance.id, paidElsewhere: single.paidElsewhere, paidAt: single.issuance.fundedAt, groupPublicId: single.groupPublicId, stamp: single.stamp };
   }
 
   const grouped = await findGroupForCheckout(executor, publicId);

@@ -5,6 +5,7 @@ export const evmFamilyRules: FamilyRules = {
   displayName: 'EVM',
   hasDelegate: true,
   paymentUriOpensWallet: true,
+  paymentReference: false,
   browserWalletPayment: true,
   walletSignIn: true,
   sandboxRefusal: undefined,

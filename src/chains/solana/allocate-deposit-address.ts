@@ -8,6 +8,7 @@ import type { DriverLog } from '../family-driver.js';
 import { ensureDepositSeed, openDepositKey, solanaRelayerKey } from './solana-keys.js';
 import { findDepositAddress, insertDepositAddressIfAbsent, nextDerivationIndex, type SolanaDepositAddress } from './solana-keys.repository.js';
 import type { SolanaNetwork } from './solana-network.js';
+import { newPaymentReference } from './solana-pay.js';
 import { existingAccounts, mintTokenProgram, signTransaction, signerOf, sendSigned, waitConfirmed, type SolanaRpc } from './solana-rpc.js';
 
 export interface AllocateDepositAddressDeps {
@@ -52,7 +53,7 @@ async function recordDepositAddress(deps: AllocateDepositAddressDeps, request: A
   const [tokenAccount] = await findAssociatedTokenPda({ owner: toAddress(key.address), mint: toAddress(request.token), tokenProgram: toAddress(tokenProgram) });
   await insertDepositAddressIfAbsent(
     db,
-    { issuanceId: request.issuanceId, chainId: network.chainId, derivationIndex, ownerAddress: key.address, tokenAccount, mint: request.token, tokenProgram, kind: request.kind },
+    { issuanceId: request.issuanceId, chainId: network.chainId, derivationIndex, ownerAddress: key.address, tokenAccount, mint: request.token, tokenProgram, kind: request.kind, reference: newPaymentReference() },
     deps.clock.now(),
   );
   const stored = await findDepositAddress(db, request.issuanceId);

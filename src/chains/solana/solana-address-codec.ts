@@ -1,15 +1,27 @@
 // @noble/curves arrives with viem; ARCHITECTURE names it for exactly this check.
 import { ed25519 } from '@noble/curves/ed25519';
-import { formatDecimal } from '../../money/index.js';
 import { fieldError } from '../../platform/errors.js';
 import { trimmedExplorerRoot, type AddressCodec } from '../address-codec.js';
 import { base58, decodeBase58 } from '../base58.js';
+import { solanaPayUri } from './solana-pay.js';
 
 const KEY_BYTES = 32;
 
 function keyBytes(address: string): Uint8Array | undefined {
   const bytes = address.length >= 32 && address.length <= 44 ? decodeBase58(address) : undefined;
   return bytes?.length === KEY_BYTES ? bytes : undefined;
+}
+
+/**
+ * A page under the explorer's root. Solana's explorers name the cluster in
+ * the query (`https://explorer.solana.com?cluster=devnet`), so a catalogue
+ * root with a query keeps it after the page's path.
+ */
+function explorerPage(explorerUrl: string, page: string): string {
+  const queryAt = explorerUrl.indexOf('?');
+  const root = queryAt < 0 ? explorerUrl : explorerUrl.slice(0, queryAt);
+  const query = queryAt < 0 ? '' : explorerUrl.slice(queryAt);
+  return `${trimmedExplorerRoot(root)}/${page}${query}`;
 }
 
 /** Solana addresses and mints: base58 of a 32-byte key, case-significant, compared as they are. */
@@ -43,14 +55,10 @@ export const solanaAddressCodec: AddressCodec = {
   same: (left, right) => left === right,
   display: (address) => address,
 
-  explorerTxUrl: (explorerUrl, txId) => `${trimmedExplorerRoot(explorerUrl)}/tx/${txId}`,
-  explorerAddressUrl: (explorerUrl, address) => `${trimmedExplorerRoot(explorerUrl)}/address/${address}`,
+  explorerTxUrl: (explorerUrl, txId) => explorerPage(explorerUrl, `tx/${txId}`),
+  explorerAddressUrl: (explorerUrl, address) => explorerPage(explorerUrl, `address/${address}`),
 
-  /** Solana Pay: the amount is decimal tokens, not base units. */
-  paymentUri(request) {
-    const amount = request.amount === null ? '' : `amount=${formatDecimal(request.amount, request.tokenDecimals)}&`;
-    return `solana:${request.address}?${amount}spl-token=${request.token}`;
-  },
+  paymentUri: solanaPayUri,
 
   spellAddress: (account) => base58.encode(account),
   spellTxId: (txId) => base58.encode(txId),

@@ -5,6 +5,7 @@ export const solanaFamilyRules: FamilyRules = {
   displayName: 'Solana',
   hasDelegate: false,
   paymentUriOpensWallet: true,
+  paymentReference: true,
   browserWalletPayment: false,
   walletSignIn: false,
   // SPEC "Errors": a sandbox shop on Solana is refused.

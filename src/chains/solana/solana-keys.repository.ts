@@ -85,6 +85,8 @@ export interface SolanaDepositAddress {
   readonly mint: string;
   readonly tokenProgram: string;
   readonly kind: 'invoice' | 'deposit';
+  /** The Solana Pay reference of the issuance's transfer request; null for addresses allocated before there was one. */
+  readonly reference: string | null;
   readonly createdAt: Date;
 }
 
@@ -101,13 +103,14 @@ export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit
       mint: row.mint,
       token_program: row.tokenProgram,
       kind: row.kind,
+      reference: row.reference,
       created_at: now,
     })
     .onConflict((conflict) => conflict.column('issuance_id').doNothing())
     .execute();
 }
 
-const ADDRESS_COLUMNS = ['issuance_id', 'chain_id', 'derivation_index', 'owner_address', 'token_account', 'mint', 'token_program', 'kind', 'created_at'] as const;
+const ADDRESS_COLUMNS = ['issuance_id', 'chain_id', 'derivation_index', 'owner_address', 'token_account', 'mint', 'token_program', 'kind', 'reference', 'created_at'] as const;
 
 type AddressRow = {
   issuance_id: string;
@@ -118,6 +121,7 @@ type AddressRow = {
   mint: string;
   token_program: string;
   kind: 'invoice' | 'deposit';
+  reference: string | null;
   created_at: Date;
 };
 
@@ -130,12 +134,19 @@ const toDepositAddress = (row: AddressRow): SolanaDepositAddress => ({
   mint: row.mint,
   tokenProgram: row.token_program,
   kind: row.kind,
+  reference: row.reference,
   createdAt: row.created_at,
 });
 
 export async function findDepositAddress(executor: Executor, issuanceId: string): Promise<SolanaDepositAddress | undefined> {
   const row = await solana(executor).selectFrom('solana_deposit_addresses').select(ADDRESS_COLUMNS).where('issuance_id', '=', issuanceId).executeTakeFirst();
   return row === undefined ? undefined : toDepositAddress(row);
+}
+
+/** The Solana Pay reference of an issuance's transfer request: undefined without a Solana address, null when allocated before references. */
+export async function findPaymentReference(executor: Executor, issuanceId: string): Promise<string | null | undefined> {
+  const row = await solana(executor).selectFrom('solana_deposit_addresses').select('reference').where('issuance_id', '=', issuanceId).executeTakeFirst();
+  return row?.reference;
 }
 
 /** The network's deposit addresses by their token account (what the watcher reads signatures of). */

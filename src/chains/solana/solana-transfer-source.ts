@@ -5,6 +5,8 @@ import { bounded, signatureStates, type SolanaRpc } from './solana-rpc.js';
 /** A watched deposit token account: whose it is and which mint the issuance takes. */
 export interface WatchedTokenAccount {
   readonly issuanceId: string;
+  /** The issuance's token account: whatever address a transaction was found through, its balance change is the credit. */
+  readonly tokenAccount: string;
   /** The deposit key's wallet address: the payment address shown, and the transfers' `to`. */
   readonly owner: string;
   readonly mint: string;
@@ -13,11 +15,14 @@ export interface WatchedTokenAccount {
 const PAGE = 1_000;
 
 /**
- * Solana's transfer source (issue 24 item 5): per watched token account,
+ * Solana's transfer source (issue 24 item 5): per watched address,
  * `getSignaturesForAddress` at `confirmed` after a stored cursor, then
  * `getTransaction` of each new signature; the credited amount is the
- * account's token balance change in that transaction (post − pre; a missing
- * pre-balance is zero), keyed by (signature, the account's index). A balance
+ * issuance token account's balance change in that transaction (post − pre; a
+ * missing pre-balance is zero), keyed by (signature, the token account's
+ * index). The watched address is the token account itself or the issuance's
+ * Solana Pay reference (decision 0039): a transaction found through both is
+ * one transfer under one key, stored once. A balance
  * change in another mint is recorded, never credited. The cursor moves only
  * to a finalized signature, so nothing above it can still vanish; the fate of
  * transfers seen at `confirmed` is asked with `getSignatureStatuses`.
@@ -25,21 +30,22 @@ const PAGE = 1_000;
 export function solanaTransferSource(deps: {
   readonly rpc: SolanaRpc;
   readonly chainId: number;
-  readonly watched: (tokenAccount: string) => WatchedTokenAccount | undefined;
+  /** The token account a watched address (a token account or a reference) stands for. */
+  readonly watched: (address: string) => WatchedTokenAccount | undefined;
 }): AddressSignatureSource {
   const { rpc, chainId } = deps;
   return {
     kind: 'address-signatures',
-    async read(tokenAccount, after) {
-      const account = deps.watched(tokenAccount);
+    async read(address, after) {
+      const account = deps.watched(address);
       if (account === undefined) return { transfers: [], newest: after };
-      const signatures = await newerSignatures(rpc, tokenAccount, after);
+      const signatures = await newerSignatures(rpc, address, after);
       const newestFinal = signatures.find((entry) => entry.confirmationStatus === 'finalized');
       const transfers: WatchedTransfer[] = [];
       // Oldest first: the inbox keeps chain order.
       for (const entry of [...signatures].reverse()) {
         if (entry.err !== null) continue;
-        transfers.push(...(await transfersIn(rpc, chainId, entry.signature, tokenAccount, account)));
+        transfers.push(...(await transfersIn(rpc, chainId, entry.signature, account)));
       }
       return { transfers, newest: newestFinal?.signature ?? after };
     },
@@ -85,8 +91,9 @@ async function newerSignatures(rpc: SolanaRpc, address: string, after: string | 
   }
 }
 
-/** The token balance changes of `tokenAccount` in one transaction that increased it. */
-async function transfersIn(rpc: SolanaRpc, chainId: number, signature: Signature, tokenAccount: string, account: WatchedTokenAccount): Promise<WatchedTransfer[]> {
+/** The token balance changes of the account's token account in one transaction that increased it. */
+async function transfersIn(rpc: SolanaRpc, chainId: number, signature: Signature, account: WatchedTokenAccount): Promise<WatchedTransfer[]> {
+  const { tokenAccount } = account;
   const transaction = await rpc
     .getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 })
     .send(bounded());

@@ -29,6 +29,9 @@ const ACCOUNTS_PER_CALL = 100;
  * accounts) and asks for signatures only of accounts whose data changed since
  * their last quiet read, or that still have transfers not yet final. The
  * memory of what was quiet is an optimisation only: a restart reads all once.
+ * An open issuance's Solana Pay reference is read too, right after its
+ * token account whenever that one is read: both find the same transfer
+ * under the same key (decision 0039).
  */
 export class SolanaWatcherJob implements Job {
   readonly name: string;
@@ -52,26 +55,45 @@ export class SolanaWatcherJob implements Job {
   async #pass(): Promise<number> {
     const { db, clock, rpc, chainId, ledger } = this.deps;
     const watched = await ledger.watchedAddresses(db, 'solana', chainId, null);
+    const open = new Set(watched.filter((entry) => entry.open).map((entry) => entry.issuanceId));
     const deposits = await listDepositAddresses(
       db,
       chainId,
       watched.map((entry) => entry.issuanceId),
     );
-    const byAccount = new Map<string, WatchedTokenAccount>(deposits.map((deposit) => [deposit.tokenAccount, { issuanceId: deposit.issuanceId, owner: deposit.ownerAddress, mint: deposit.mint }]));
+    const byAccount = new Map<string, WatchedTokenAccount>(
+      deposits.map((deposit) => [deposit.tokenAccount, { issuanceId: deposit.issuanceId, tokenAccount: deposit.tokenAccount, owner: deposit.ownerAddress, mint: deposit.mint }]),
+    );
+    // Solana Pay references of open issuances only (decision 0039): after settlement or expiry a
+    // late payment is still found through the token account, which stays watched.
+    const referenceOf = new Map<string, string>();
+    for (const deposit of deposits) if (deposit.reference !== null && open.has(deposit.issuanceId)) referenceOf.set(deposit.tokenAccount, deposit.reference);
+    const byReference = new Map<string, WatchedTokenAccount>();
+    for (const [account, reference] of referenceOf) {
+      const entry = byAccount.get(account);
+      if (entry !== undefined) byReference.set(reference, entry);
+    }
     const accounts = [...byAccount.keys()];
     const data = await this.#accountData(accounts);
     const changed = accounts.filter((account, index) => this.#quiet.get(account) !== data[index]);
-    const source = solanaTransferSource({ rpc, chainId, watched: (account) => byAccount.get(account) });
-    const quietRead = { ...source, read: async (account: string, after: string | null) => {
-      const read = await source.read(account, after);
-      const index = accounts.indexOf(account);
-      if (read.transfers.length === 0 && index >= 0) this.#quiet.set(account, data[index] ?? '');
-      else this.#quiet.delete(account);
+    // A reference holds no data to batch-read, and a transaction through it credits only a change
+    // of its token account: it is read in the passes that read that token account (decision 0039).
+    const references = changed.flatMap((account) => {
+      const reference = referenceOf.get(account);
+      return reference === undefined ? [] : [reference];
+    });
+    const source = solanaTransferSource({ rpc, chainId, watched: (address) => byAccount.get(address) ?? byReference.get(address) });
+    const quietRead = { ...source, read: async (address: string, after: string | null) => {
+      const read = await source.read(address, after);
+      if (!byAccount.has(address)) return read;
+      const index = accounts.indexOf(address);
+      if (read.transfers.length === 0 && index >= 0) this.#quiet.set(address, data[index] ?? '');
+      else this.#quiet.delete(address);
       return read;
     } };
     return addressSignaturePass(
       { db, clock, chainId, source: quietRead, ledger: { ledger, workers: 1, batchSize: 200, displayAddress: (address) => address } },
-      changed,
+      [...changed, ...references],
     );
   }
 

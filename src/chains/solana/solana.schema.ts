@@ -31,6 +31,8 @@ export interface SolanaDepositAddressesTable {
   token_program: string;
   kind: 'invoice' | 'deposit';
   rent_reclaimed_at: NullableTimestamp;
+  /** Solana Pay reference (base58, 32 random bytes; migration 202611300300); null before it. */
+  reference: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 

@@ -5,6 +5,7 @@ export const tronFamilyRules: FamilyRules = {
   displayName: 'Tron',
   hasDelegate: false,
   paymentUriOpensWallet: false,
+  paymentReference: false,
   browserWalletPayment: false,
   walletSignIn: false,
   sandboxRefusal: undefined,
