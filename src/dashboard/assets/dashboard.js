@@ -700,10 +700,15 @@
       (append ? appendRows : fillTable)('payments-table', page.data.map(paymentRow));
       paymentsCursor = page.next_cursor;
       $('#more').hidden = !paymentsCursor;
-    }, function (error) { $('#filters [data-form-error]').textContent = message(error); }).then(function () { table.removeAttribute('aria-busy'); });
+    }, function (error) {
+      $('#filters').closest('details').open = true;
+      $('#filters [data-form-error]').textContent = message(error);
+    }).then(function () { table.removeAttribute('aria-busy'); });
   }
   function showPayments() {
     var filter = paymentsFilter().toString();
+    // Filters in force stay in view, so that the list is never mistaken for the whole history.
+    if (filter) $('#filters').closest('details').open = true;
     $('#export-csv').href = d.api + shopPath('/export.csv' + (filter ? '?' + filter : ''));
     restoreFilters();
     return loadNetworks().then(fillAssets).then(function () { restoreFilters(); return loadPayments(false); });
