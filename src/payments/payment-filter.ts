@@ -21,13 +21,11 @@ export interface PaymentFilterParameters {
   readonly created_before?: string;
 }
 
-export const PAYMENT_FILTER_PARAMETERS = ['issuance_id', 'type', 'status', 'chain_id', 'token', 'created_after', 'created_before'] as const;
-
 export type PaymentStatus = TransferStatus | ShownPayoutStatus;
 
 const TYPES: readonly PaymentType[] = ['transfer', 'payout'];
-export const TRANSFER_STATUSES: readonly TransferStatus[] = ['observed', 'confirmed', 'reverted'];
-export const PAYOUT_STATUSES: readonly PayoutStatus[] = ['scheduled', 'waiting_gas', 'sending', 'sent', 'confirmed', 'failed', 'cancelled', 'reverted'];
+const TRANSFER_STATUSES: readonly TransferStatus[] = ['observed', 'confirmed', 'reverted'];
+const PAYOUT_STATUSES: readonly PayoutStatus[] = ['scheduled', 'waiting_gas', 'sending', 'sent', 'confirmed', 'failed', 'cancelled', 'reverted'];
 /** Every status a row of the history can show, each once, in the order the reason lists them. */
 const STATUSES: readonly PaymentStatus[] = [...new Set<PaymentStatus>([...TRANSFER_STATUSES, ...PAYOUT_STATUSES, 'simulated'])];
 
