@@ -772,6 +772,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shops/{shop_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a shop: afterwards it answers shop_archived and its API keys stop working
+         * @description Owner session (fresh MFA when enrolled). Refused with `shop_has_open_issuances` while an invoice can still be paid, a deposit is enabled, or live money received has not finished being paid out (`details` count each). Money arriving later at a cancelled invoice or paused deposit is still credited and paid out. Archiving an archived shop answers it unchanged.
+         */
+        post: operations["archiveShop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchants/{merchant_id}/invites": {
         parameters: {
             query?: never;
@@ -1376,6 +1396,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{shop_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a shop: afterwards it answers shop_archived and its API keys stop working (legacy alias)
+         * @deprecated
+         * @description Deprecated alias of POST /shops/{shop_id}/archive: the same operation, handler and idempotency scope. New integrations use the `/shops` path.
+         */
+        post: operations["legacyArchiveShop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{shop_id}/keys": {
         parameters: {
             query?: never;
@@ -1919,7 +1960,7 @@ export interface components {
                  * @description Branch on the HTTP status first, then on this code.
                  * @enum {string}
                  */
-                code: "unauthorized" | "mfa_required" | "forbidden" | "wallet_sign_in_agents_only" | "account_disabled" | "not_found" | "internal_error" | "idempotency_key_required" | "idempotency_conflict" | "json_content_type_required" | "invalid_json" | "invalid_profile" | "image_too_large" | "invalid_image" | "last_login_method" | "invalid_name" | "email_required" | "invalid_email" | "disposable_email" | "identity_already_linked" | "amount_below_minimum" | "invalid_expires_in" | "invalid_assets" | "issuance_in_group" | "wallet_not_ready" | "solana_setup_required" | "tron_setup_required" | "solana_sandbox_unavailable" | "solana_bridge_unavailable" | "tron_bridge_unavailable" | "shop_addresses_immutable" | "invoice_amount_limit" | "sandbox_amount_limit" | "active_invoice_limit_reached" | "deposit_address_limit_reached" | "api_key_limit_reached" | "too_many_allowed_ips" | "webhook_limit_reached" | "team_limit_reached" | "rate_limited" | "onboarding_required" | "unsupported_network" | "unsupported_asset" | "network_not_ready" | "asset_not_ready" | "fee_exceeds_amount" | "shop_archived" | "shop_not_found" | "invalid_solana_address" | "invalid_tron_address" | "invalid_tron_checksum" | "invalid_tron_recipient" | "solana_recipient_token_account_required" | "merchant_network_disabled" | "payload_too_large" | "invalid_request" | "invalid_amount" | "invalid_recipient" | "invalid_scopes" | "invalid_allowed_ips" | "invalid_webhook_url" | "invalid_filters" | "invalid_chain_id" | "invalid_address" | "sandbox_shop_limit_reached" | "shop_limit_reached" | "invalid_simulation" | "invalid_cursor" | "invalid_state" | "invalid_reason" | "invalid_limits" | "invalid_fee_terms" | "invalid_code" | "passkey_challenge_invalid" | "invalid_passkey" | "unavailable";
+                code: "unauthorized" | "mfa_required" | "forbidden" | "wallet_sign_in_agents_only" | "account_disabled" | "not_found" | "internal_error" | "idempotency_key_required" | "idempotency_conflict" | "json_content_type_required" | "invalid_json" | "invalid_profile" | "image_too_large" | "invalid_image" | "last_login_method" | "invalid_name" | "email_required" | "invalid_email" | "disposable_email" | "identity_already_linked" | "amount_below_minimum" | "invalid_expires_in" | "invalid_assets" | "issuance_in_group" | "wallet_not_ready" | "solana_setup_required" | "tron_setup_required" | "solana_sandbox_unavailable" | "solana_bridge_unavailable" | "tron_bridge_unavailable" | "shop_addresses_immutable" | "invoice_amount_limit" | "sandbox_amount_limit" | "active_invoice_limit_reached" | "deposit_address_limit_reached" | "api_key_limit_reached" | "too_many_allowed_ips" | "webhook_limit_reached" | "team_limit_reached" | "rate_limited" | "onboarding_required" | "unsupported_network" | "unsupported_asset" | "network_not_ready" | "asset_not_ready" | "fee_exceeds_amount" | "shop_archived" | "shop_not_found" | "invalid_solana_address" | "invalid_tron_address" | "invalid_tron_checksum" | "invalid_tron_recipient" | "solana_recipient_token_account_required" | "merchant_network_disabled" | "payload_too_large" | "invalid_request" | "invalid_amount" | "invalid_recipient" | "invalid_scopes" | "invalid_allowed_ips" | "invalid_webhook_url" | "invalid_filters" | "invalid_chain_id" | "invalid_address" | "sandbox_shop_limit_reached" | "shop_limit_reached" | "shop_has_open_issuances" | "invalid_simulation" | "invalid_cursor" | "invalid_state" | "invalid_reason" | "invalid_limits" | "invalid_fee_terms" | "invalid_code" | "passkey_challenge_invalid" | "invalid_passkey" | "unavailable";
                 /** @description Repeats the code. */
                 message: string;
                 /** @description Present for some errors: {field, reason} for input errors; {reason} for account_disabled; {chain_id, token} for the failing option of a group, whatever the error. */
@@ -2163,6 +2204,8 @@ export interface components {
             solana_recipient: string | null;
             tron_recipient: string | null;
             created_at: string;
+            /** @description When the shop was archived; null while it is active (decision 0038). */
+            archived_at: string | null;
         };
         ShopBranding: {
             /** Format: uuid */
@@ -2287,7 +2330,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid. Codes: idempotency_key_required, json_content_type_required, invalid_json, invalid_profile, image_too_large, invalid_image, last_login_method, invalid_name, email_required, invalid_email, disposable_email, identity_already_linked, amount_below_minimum, invalid_expires_in, invalid_assets, issuance_in_group, wallet_not_ready, solana_setup_required, tron_setup_required, solana_sandbox_unavailable, solana_bridge_unavailable, tron_bridge_unavailable, shop_addresses_immutable, invoice_amount_limit, sandbox_amount_limit, active_invoice_limit_reached, deposit_address_limit_reached, api_key_limit_reached, too_many_allowed_ips, webhook_limit_reached, team_limit_reached, unsupported_network, unsupported_asset, network_not_ready, asset_not_ready, fee_exceeds_amount, shop_archived, invalid_solana_address, invalid_tron_address, invalid_tron_checksum, invalid_tron_recipient, solana_recipient_token_account_required, merchant_network_disabled, invalid_request, invalid_amount, invalid_recipient, invalid_scopes, invalid_allowed_ips, invalid_webhook_url, invalid_filters, invalid_chain_id, invalid_address, sandbox_shop_limit_reached, shop_limit_reached, invalid_simulation, invalid_cursor, invalid_state, invalid_reason, invalid_limits, invalid_fee_terms, invalid_code, passkey_challenge_invalid, invalid_passkey, not_found. */
+        /** @description The request is invalid. Codes: idempotency_key_required, json_content_type_required, invalid_json, invalid_profile, image_too_large, invalid_image, last_login_method, invalid_name, email_required, invalid_email, disposable_email, identity_already_linked, amount_below_minimum, invalid_expires_in, invalid_assets, issuance_in_group, wallet_not_ready, solana_setup_required, tron_setup_required, solana_sandbox_unavailable, solana_bridge_unavailable, tron_bridge_unavailable, shop_addresses_immutable, invoice_amount_limit, sandbox_amount_limit, active_invoice_limit_reached, deposit_address_limit_reached, api_key_limit_reached, too_many_allowed_ips, webhook_limit_reached, team_limit_reached, unsupported_network, unsupported_asset, network_not_ready, asset_not_ready, fee_exceeds_amount, shop_archived, invalid_solana_address, invalid_tron_address, invalid_tron_checksum, invalid_tron_recipient, solana_recipient_token_account_required, merchant_network_disabled, invalid_request, invalid_amount, invalid_recipient, invalid_scopes, invalid_allowed_ips, invalid_webhook_url, invalid_filters, invalid_chain_id, invalid_address, sandbox_shop_limit_reached, shop_limit_reached, shop_has_open_issuances, invalid_simulation, invalid_cursor, invalid_state, invalid_reason, invalid_limits, invalid_fee_terms, invalid_code, passkey_challenge_invalid, invalid_passkey, not_found. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -3803,7 +3846,10 @@ export interface operations {
     };
     listShops: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: archived shops are listed too, with their `archived_at`; default `false`. */
+                include_archived?: string;
+            };
             header?: never;
             path: {
                 merchant_id: string;
@@ -4179,6 +4225,38 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archiveShop: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Archive a shop: afterwards it answers shop_archived and its API keys stop working */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shop"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -4820,6 +4898,8 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description Only events about this issuance; a group id: about any of its options. */
+                issuance_id?: string;
                 limit?: string;
                 type?: string;
                 delivery_status?: string;
@@ -5189,8 +5269,24 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
+                /** @description Items per page, 1 to 100; default 50. */
                 limit?: string;
+                /** @description `next_cursor` of the previous page, as returned. */
                 cursor?: string;
+                /** @description Only the payments of this issuance; a group id: of all its options. */
+                issuance_id?: string;
+                /** @description `transfer` (incoming) or `payout`. */
+                type?: string;
+                /** @description A status as the rows show it: `observed`, `confirmed`, `reverted`, `scheduled`, `waiting_gas`, `sending`, `sent`, `failed`, `cancelled`, `simulated`. */
+                status?: string;
+                /** @description Only payments on this network. */
+                chain_id?: string;
+                /** @description Only payments of this token address, any letter case on EVM. */
+                token?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded after it. */
+                created_after?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded before it. */
+                created_before?: string;
             };
             header?: never;
             path: {
@@ -5223,7 +5319,9 @@ export interface operations {
     listUnmatchedTransfers: {
         parameters: {
             query?: {
+                /** @description Items per page, 1 to 100; default 50. */
                 limit?: string;
+                /** @description `next_cursor` of the previous page, as returned. */
                 cursor?: string;
             };
             header?: never;
@@ -5256,7 +5354,22 @@ export interface operations {
     };
     exportPayments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the payments of this issuance; a group id: of all its options. */
+                issuance_id?: string;
+                /** @description `transfer` (incoming) or `payout`. */
+                type?: string;
+                /** @description A status as the rows show it: `observed`, `confirmed`, `reverted`, `scheduled`, `waiting_gas`, `sending`, `sent`, `failed`, `cancelled`, `simulated`. */
+                status?: string;
+                /** @description Only payments on this network. */
+                chain_id?: string;
+                /** @description Only payments of this token address, any letter case on EVM. */
+                token?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded after it. */
+                created_after?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded before it. */
+                created_before?: string;
+            };
             header?: never;
             path: {
                 shop_id: string;
@@ -5309,7 +5422,10 @@ export interface operations {
     };
     legacyListShops: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: archived shops are listed too, with their `archived_at`; default `false`. */
+                include_archived?: string;
+            };
             header?: never;
             path: {
                 merchant_id: string;
@@ -5659,6 +5775,38 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    legacyArchiveShop: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Any string of 1 to 128 bytes, new for each new operation. Repeating it with the same body returns the stored answer; with a different body, 409 idempotency_conflict. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                shop_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Archive a shop: afterwards it answers shop_archived and its API keys stop working */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shop"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6121,6 +6269,8 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description Only events about this issuance; a group id: about any of its options. */
+                issuance_id?: string;
                 limit?: string;
                 type?: string;
                 delivery_status?: string;
@@ -6490,8 +6640,24 @@ export interface operations {
     legacyListPayments: {
         parameters: {
             query?: {
+                /** @description Items per page, 1 to 100; default 50. */
                 limit?: string;
+                /** @description `next_cursor` of the previous page, as returned. */
                 cursor?: string;
+                /** @description Only the payments of this issuance; a group id: of all its options. */
+                issuance_id?: string;
+                /** @description `transfer` (incoming) or `payout`. */
+                type?: string;
+                /** @description A status as the rows show it: `observed`, `confirmed`, `reverted`, `scheduled`, `waiting_gas`, `sending`, `sent`, `failed`, `cancelled`, `simulated`. */
+                status?: string;
+                /** @description Only payments on this network. */
+                chain_id?: string;
+                /** @description Only payments of this token address, any letter case on EVM. */
+                token?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded after it. */
+                created_after?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded before it. */
+                created_before?: string;
             };
             header?: never;
             path: {
@@ -6524,7 +6690,9 @@ export interface operations {
     legacyListUnmatchedTransfers: {
         parameters: {
             query?: {
+                /** @description Items per page, 1 to 100; default 50. */
                 limit?: string;
+                /** @description `next_cursor` of the previous page, as returned. */
                 cursor?: string;
             };
             header?: never;
@@ -6557,7 +6725,22 @@ export interface operations {
     };
     legacyExportPayments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the payments of this issuance; a group id: of all its options. */
+                issuance_id?: string;
+                /** @description `transfer` (incoming) or `payout`. */
+                type?: string;
+                /** @description A status as the rows show it: `observed`, `confirmed`, `reverted`, `scheduled`, `waiting_gas`, `sending`, `sent`, `failed`, `cancelled`, `simulated`. */
+                status?: string;
+                /** @description Only payments on this network. */
+                chain_id?: string;
+                /** @description Only payments of this token address, any letter case on EVM. */
+                token?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded after it. */
+                created_after?: string;
+                /** @description RFC 3339 date-time with a zone; only payments recorded before it. */
+                created_before?: string;
+            };
             header?: never;
             path: {
                 shop_id: string;

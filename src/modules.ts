@@ -9,6 +9,7 @@ import { merchantsRoutes } from './merchants/index.js';
 import { paymentsRoutes } from './payments/index.js';
 import { payoutJobs } from './payouts/index.js';
 import { sandboxRoutes } from './sandbox/index.js';
+import { shopArchiveRoutes } from './shop-archive/index.js';
 import { teamRoutes } from './team/index.js';
 import { accountsRoutes, resolvePrincipal } from './accounts/index.js';
 import { factorsRoutes } from './factors/index.js';
@@ -38,6 +39,7 @@ export const modules: readonly IvoryModule[] = [
   { name: 'identity-provider', routes: identityProviderRoutes },
   { name: 'catalogue', routes: catalogueRoutes },
   { name: 'merchants', routes: merchantsRoutes },
+  { name: 'shop-archive', routes: shopArchiveRoutes },
   { name: 'team', routes: teamRoutes },
   { name: 'keys', routes: keysRoutes },
   { name: 'webhooks', routes: webhooksRoutes },

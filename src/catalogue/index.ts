@@ -16,3 +16,4 @@ export type {
   TokenIcon,
 } from './network.js';
 export { catalogueRoutes, PublicNetworkSchema } from './catalogue.routes.js';
+export { tokenSpellings } from './token-spellings.js';

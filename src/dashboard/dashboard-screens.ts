@@ -89,8 +89,8 @@ function shops({ text }: ScreenContext): string {
     `<div data-recipient-field>${field('shop', 'recipient', t.recipient, { hint: t.recipientHint, attributes: ' autocomplete="off" spellcheck="false"' })}</div>` +
     field('shop', 'delegate', t.delegate, { attributes: ' autocomplete="off" spellcheck="false"' });
   return (
-    `<h1>${escapeHtml(t.title)}</h1>` +
-    table('shops-table', t.title, [t.name, t.mode, t.recipient, t.created], t.empty) +
+    `<h1>${escapeHtml(t.title)}</h1><p class="error" id="action-error" role="alert"></p>` +
+    table('shops-table', t.title, [t.name, t.mode, t.recipient, t.created, t.state, text.common.actions], t.empty) +
     `<section data-write hidden><h2>${escapeHtml(t.create)}</h2>${form('shop', 'createShop', body, t.submit, { write: true })}</section>`
   );
 }
@@ -194,8 +194,10 @@ function invoice({ text }: ScreenContext): string {
     `<p class="error" id="action-error" role="alert"></p></div>` +
     `<h2>${escapeHtml(t.transfers)}</h2>` +
     table('transfers-table', t.transfers, [text.common.time, text.payments.type, text.common.amount, text.common.status, text.payments.tx], t.noTransfers) +
+    `<p><button type="button" id="transfers-more" data-more="transfers" hidden>${escapeHtml(t.moreTransfers)}</button></p>` +
     `<h2>${escapeHtml(t.events)}</h2>` +
-    table('invoice-events-table', t.events, [text.common.time, text.events.type, text.events.deliveries], t.noEvents)
+    table('invoice-events-table', t.events, [text.common.time, text.events.type, text.events.deliveries], t.noEvents) +
+    `<p><button type="button" id="invoice-events-more" data-more="events" hidden>${escapeHtml(t.moreEvents)}</button></p>`
   );
 }
 
@@ -250,10 +252,28 @@ function events({ text }: ScreenContext): string {
   return `<h1>${escapeHtml(t.title)}</h1>` + table('events-table', t.title, [text.common.time, t.type, text.common.id, t.deliveries], t.empty);
 }
 
+/** Decision 0038: the payments list's filters, the same on the CSV export. */
+const PAYMENT_STATUSES = ['observed', 'confirmed', 'reverted', 'scheduled', 'waiting_gas', 'sending', 'sent', 'failed', 'cancelled', 'simulated'] as const;
+
 function payments({ text }: ScreenContext): string {
   const t = text.payments;
+  const i = text.invoices;
+  const filters =
+    `<form id="filters" class="filters" data-filters>` +
+    select('filters', 'type', t.type, [
+      ['', t.anyType],
+      ['transfer', t.transfer],
+      ['payout', t.payout],
+    ]) +
+    select('filters', 'status', i.status, [['', i.anyStatus], ...PAYMENT_STATUSES.map((status) => [status, status] as const)]) +
+    select('filters', 'asset', i.network, [['', i.anyNetwork]], ' data-assets') +
+    field('filters', 'created_after', i.createdAfter, { type: 'date' }) +
+    field('filters', 'created_before', i.createdBefore, { type: 'date' }) +
+    `<p class="error" data-form-error role="alert"></p><button type="submit">${escapeHtml(t.filter)}</button></form>`;
   return (
-    `<h1>${escapeHtml(t.title)}</h1><p><a class="button" id="export-csv" href="#">${escapeHtml(t.export)}</a></p>` +
+    `<h1>${escapeHtml(t.title)}</h1>` +
+    `<details><summary>${escapeHtml(t.filters)}</summary>${filters}</details>` +
+    `<p><a class="button" id="export-csv" href="#" aria-describedby="export-hint">${escapeHtml(t.export)}</a> <span class="hint" id="export-hint">${escapeHtml(t.exportHint)}</span></p>` +
     table('payments-table', t.title, [text.common.time, t.type, text.common.amount, text.common.status, t.tx], t.empty) +
     `<p><button type="button" id="more" hidden>${escapeHtml(text.invoices.more)}</button></p>`
   );

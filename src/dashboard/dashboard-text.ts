@@ -112,6 +112,12 @@ const en = {
     depositFee: 'Deposit fee',
     sweep: 'Deposit sweep threshold',
     settingsLink: 'Settings',
+    state: 'State',
+    active: 'Active',
+    archived: 'Archived',
+    archive: 'Archive',
+    archiveConfirm:
+      'Archive this shop? It stops taking payments and its API keys stop working; it cannot be undone. Export its payments first if you need them. Money still arriving at its addresses keeps being paid out.',
   },
   invoices: {
     title: 'Invoices',
@@ -163,6 +169,8 @@ const en = {
     noTransfers: 'No transfers yet.',
     events: 'Events and their deliveries',
     noEvents: 'No events yet.',
+    moreTransfers: 'More transfers and payouts',
+    moreEvents: 'More events',
   },
   keys: {
     title: 'API keys',
@@ -215,6 +223,12 @@ const en = {
     type: 'Type',
     empty: 'No payments yet.',
     tx: 'Transaction',
+    filter: 'Apply filters',
+    filters: 'Filters',
+    anyType: 'Any type',
+    transfer: 'Incoming transfer',
+    payout: 'Payout',
+    exportHint: 'The export holds exactly what the filters show.',
   },
   overview: {
     title: 'Overview',
@@ -401,6 +415,12 @@ const ru: DashboardText = {
     depositFee: 'Комиссия с депозита',
     sweep: 'Порог выплаты депозита',
     settingsLink: 'Настройки',
+    state: 'Состояние',
+    active: 'Работает',
+    archived: 'В архиве',
+    archive: 'В архив',
+    archiveConfirm:
+      'Отправить магазин в архив? Он перестанет принимать платежи, его API-ключи перестанут работать; отменить это нельзя. Если нужны платежи, сначала выгрузите их. Деньги, которые ещё придут на его адреса, по-прежнему будут выплачены.',
   },
   invoices: {
     title: 'Счета',
@@ -452,6 +472,8 @@ const ru: DashboardText = {
     noTransfers: 'Переводов пока нет.',
     events: 'События и их доставка',
     noEvents: 'Событий пока нет.',
+    moreTransfers: 'Ещё переводы и выплаты',
+    moreEvents: 'Ещё события',
   },
   keys: {
     title: 'API-ключи',
@@ -504,6 +526,12 @@ const ru: DashboardText = {
     type: 'Тип',
     empty: 'Платежей пока нет.',
     tx: 'Транзакция',
+    filter: 'Применить фильтры',
+    filters: 'Фильтры',
+    anyType: 'Любой тип',
+    transfer: 'Входящий перевод',
+    payout: 'Выплата',
+    exportHint: 'В выгрузке ровно то, что показывают фильтры.',
   },
   overview: {
     title: 'Обзор',
@@ -639,6 +667,8 @@ export const CLIENT_TEXT: Readonly<Record<Lang, Readonly<Record<string, string>>
     'error.last_login_method': 'This is your last sign-in method; add another first.',
     'error.invalid_passkey': 'The passkey was not accepted.',
     'error.passkeys_unsupported': 'This browser cannot use passkeys.',
+    'error.shop_has_open_issuances': 'Not yet: cancel its open invoices and pause its deposits, and wait until money received has been paid out.',
+    'error.shop_archived': 'This shop is archived.',
   },
   ru: {
     copy: ru.common.copy,
@@ -680,5 +710,7 @@ export const CLIENT_TEXT: Readonly<Record<Lang, Readonly<Record<string, string>>
     'error.last_login_method': 'Это последний способ входа; сначала добавьте другой.',
     'error.invalid_passkey': 'Ключ доступа не принят.',
     'error.passkeys_unsupported': 'Этот браузер не поддерживает ключи доступа.',
+    'error.shop_has_open_issuances': 'Пока нельзя: отмените открытые счета, приостановите депозиты и дождитесь выплаты полученных денег.',
+    'error.shop_archived': 'Магазин в архиве.',
   },
 };

@@ -1,5 +1,5 @@
-import { IvoryError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+import { chainIdFilter, instantFilter, isDateTime, oneOfFilter as oneOf, refuseFilter as refuse, tokenFilter } from '../platform/list-filters.js';
 import { decodeCursor, encodeCursor, invalidCursor } from '../platform/page-cursor.js';
 import type { IssuanceKind, IssuanceStatus } from './issuance.js';
 
@@ -62,10 +62,6 @@ const KINDS: readonly IssuanceKind[] = ['invoice', 'deposit'];
 const STATUSES: readonly IssuanceStatus[] = ['registering', 'open', 'funded', 'settled', 'reconciling'];
 const EXTERNAL_ID_MAX = 1000;
 const CONTROL_CHARACTERS = /\p{Cc}/u;
-/** Contract addresses (0x hex), Solana mints and Tron addresses (base58): letters and digits. */
-const TOKEN = /^[A-Za-z0-9]{1,128}$/;
-/** The catalogue admits chain ids up to the largest exact JavaScript integer: anything above names no network. */
-const CHAIN_ID_MAX = Number.MAX_SAFE_INTEGER;
 
 export function parseIssuanceListQuery(query: IssuanceListParameters): IssuanceListRequest {
   const filter: {
@@ -75,27 +71,15 @@ export function parseIssuanceListQuery(query: IssuanceListParameters): IssuanceL
   if (query.status !== undefined) filter.status = oneOf('status', query.status, STATUSES);
   if (query.cancelled !== undefined) filter.cancelled = oneOf('cancelled', query.cancelled, ['true', 'false']) === 'true';
   if (query.external_id !== undefined) filter.externalId = externalId(query.external_id);
-  if (query.created_after !== undefined) filter.createdAfter = instant('created_after', query.created_after);
-  if (query.created_before !== undefined) filter.createdBefore = instant('created_before', query.created_before);
-  if (query.chain_id !== undefined) filter.chainId = chainId(query.chain_id);
-  if (query.token !== undefined) {
-    if (!TOKEN.test(query.token)) refuse('token', 'must be a token address: 1 to 128 letters and digits');
-    filter.token = query.token;
-  }
+  if (query.created_after !== undefined) filter.createdAfter = instantFilter('created_after', query.created_after);
+  if (query.created_before !== undefined) filter.createdBefore = instantFilter('created_before', query.created_before);
+  if (query.chain_id !== undefined) filter.chainId = chainIdFilter('chain_id', query.chain_id);
+  if (query.token !== undefined) filter.token = tokenFilter('token', query.token);
   return {
     limit: limit(query.limit),
     after: query.cursor === undefined ? undefined : decodeIssuanceCursor(query.cursor),
     filter,
   };
-}
-
-function refuse(field: string, reason: string, more: Record<string, unknown> = {}): never {
-  throw new IvoryError('invalid_request', { field, reason, ...more });
-}
-
-function oneOf<Value extends string>(field: string, value: string, allowed: readonly Value[]): Value {
-  if (!(allowed as readonly string[]).includes(value)) refuse(field, `must be one of: ${allowed.join(', ')}`);
-  return value as Value;
 }
 
 function limit(value: string | undefined): number {
@@ -112,35 +96,6 @@ function externalId(value: string): string {
     refuse('external_id', `must be 1 to ${EXTERNAL_ID_MAX} characters without control characters`);
   }
   return value;
-}
-
-function chainId(value: string): number {
-  if (!/^[1-9]\d{0,15}$/.test(value) || Number(value) > CHAIN_ID_MAX) refuse('chain_id', `must be an integer from 1 to ${CHAIN_ID_MAX}`);
-  return Number(value);
-}
-
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
-
-/**
- * An RFC 3339 date-time with its zone (`2026-11-27T10:00:00Z`,
- * `…T10:00:00.5+02:00`), every field within its range (zones up to ±14:59),
- * so that the database never sees a value it would refuse.
- */
-function instant(field: string, value: string): string {
-  const match = INSTANT.exec(value);
-  const [year, month, day, hour, minute, second, zoneHours = 0, zoneMinutes = 0] = (match ?? []).slice(1).map((part) => (part === undefined ? undefined : Number(part)));
-  const valid = match !== null && isDateTime([year, month, day, hour, minute, second]) && zoneHours <= 14 && zoneMinutes <= 59;
-  if (!valid) refuse(field, 'must be an RFC 3339 date-time with a zone, such as 2026-11-27T10:00:00Z');
-  return value;
-}
-
-/** Year 1–9999, a day the month has, hours 0–23, minutes and seconds 0–59. */
-function isDateTime([year = 0, month = 0, day = 0, hour = 99, minute = 99, second = 99]: readonly (number | undefined)[]): boolean {
-  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
-  // Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear does not.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 const POSITION_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;

@@ -1,4 +1,4 @@
-import type { Catalogue } from '../catalogue/index.js';
+import { tokenSpellings, type Catalogue } from '../catalogue/index.js';
 import type { GroupId, IssuanceId, ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { groupView, issuanceView, type GroupView, type IssuanceView } from './issuance-view.js';
@@ -52,20 +52,9 @@ export async function listIssuances(
   };
 }
 
-/**
- * Tokens are stored as the catalogue spells them (EVM: its checksummed
- * case), so the token filter matches those spellings of what the caller
- * wrote, on the given network or on any, and the text as written (a token
- * since gone from the catalogue still matches in its stored spelling).
- */
+/** The filter with the token in the spellings it may be stored in (`tokenSpellings`). */
 function storedForm(filter: IssuanceListFilter, catalogue: Catalogue): IssuanceListWhere {
   const { token, ...rest } = filter;
   if (token === undefined) return rest;
-  const networks = filter.chainId === undefined ? catalogue.networks().map((network) => network.chainId) : [filter.chainId];
-  const spellings = new Set([token]);
-  for (const chainId of networks) {
-    const known = catalogue.token(chainId, token);
-    if (known !== undefined) spellings.add(known.address);
-  }
-  return { ...rest, tokens: [...spellings] };
+  return { ...rest, tokens: tokenSpellings(catalogue, token, filter.chainId) };
 }

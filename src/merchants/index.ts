@@ -1,9 +1,9 @@
 /** What other modules may use of merchants: the access gate and the shop record. */
-export { merchantsRoutes } from './merchants.routes.js';
+export { merchantsRoutes, ShopRecordSchema } from './merchants.routes.js';
 export { requireMerchantAccess, requireShopAccess, requireShopAccessForIssuance, roleAllows } from './require-shop-access.js';
 export { replyShopIdempotent } from './reply-shop-idempotent.js';
 export { IssuanceAccessCache } from './issuance-access-cache.js';
-export { findShopPayoutColumns, isIssuanceAccessMoved, lockCurrentIssuingShop } from './merchants.repository.js';
+export { findShopPayoutColumns, isIssuanceAccessMoved, lockCurrentIssuingShop, markShopArchived } from './merchants.repository.js';
 export type { KeptIssuanceAccess } from './issuance-access-cache.js';
 export type { AccessNeed, MerchantAccess } from './require-shop-access.js';
 export type { ShopAccess, ShopIssuanceAccess } from './shop-access.js';

@@ -25,7 +25,13 @@ export interface GrantRow {
 
 /** `lock`: hold the row `FOR UPDATE` until the transaction ends. */
 export interface ReadOptions {
+  /** FOR UPDATE: the row is the caller's alone to the end of the transaction. */
   readonly lock?: boolean;
+  /**
+   * FOR KEY SHARE (when not `lock`): the row cannot be locked for update — so
+   * the shop cannot be archived (decision 0038) — until the transaction ends.
+   */
+  readonly hold?: boolean;
 }
 
 export async function findUserStanding(db: Executor, userId: string): Promise<UserStanding | undefined> {
@@ -57,6 +63,7 @@ export async function findShopForAccess(db: Executor, shopId: string, options: R
     .select(['merchants.blocked_at as merchant_blocked_at', 'merchants.blocked_reason as merchant_blocked_reason'])
     .where('shops.id', '=', shopId);
   if (options.lock === true) query = query.forUpdate(['shops']);
+  else if (options.hold === true) query = query.forKeyShare(['shops']);
   const row = await query.executeTakeFirst();
   if (row === undefined) return undefined;
   const { merchant_blocked_at: merchantBlockedAt, merchant_blocked_reason: merchantBlockedReason, ...shop } = row;
@@ -79,9 +86,10 @@ export interface ShopForIssuance extends ShopWithMerchantStanding {
 
 /**
  * `findShopForAccess` for issuance creation, in the same one round trip: the
- * merchant's issuance terms too, the merchant row held FOR KEY SHARE to
- * commit (a block, which takes FOR UPDATE, either waits for the creation or
- * is seen by it), and `alsoEvaluate` (the active-invoice gate's lock).
+ * merchant's issuance terms too, the merchant and shop rows held FOR KEY SHARE
+ * to commit (a block or an archive, which take FOR UPDATE, either waits for
+ * the creation or is seen by it), and `alsoEvaluate` (the active-invoice
+ * gate's lock).
  */
 export async function findShopForIssuance(
   db: Executor,
@@ -142,7 +150,7 @@ function selectShopForIssuance(db: Executor, shopId: string, alsoEvaluate?: (sho
       ];
     })
     .where('shops.id', '=', shopId)
-    .forKeyShare(['merchants']);
+    .forKeyShare(['merchants', 'shops']);
 }
 
 /** Every grant the user holds on the merchant: merchant-wide (shopId null) or per shop. */
@@ -219,6 +227,16 @@ export async function updateShop(db: Executor, shopId: string, changes: ShopChan
   return db.updateTable('shops').set({ ...changes, updated_at: now }).where('id', '=', shopId).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Sets `archived_at` once: an archived shop keeps its first archive time. Answers the row as it now stands. */
+export async function markShopArchived(db: Executor, shopId: string, now: Date): Promise<ShopRow> {
+  return db
+    .updateTable('shops')
+    .set((eb) => ({ archived_at: eb.fn.coalesce('archived_at', eb.val(now)), updated_at: now }))
+    .where('id', '=', shopId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /**
  * The families whose shop recipient has a column and a route of its own
  * (`/shops/{id}/{family}-recipient`), and that column: storage, not a rule.
@@ -236,10 +254,14 @@ export async function writeFamilyRecipient(db: Executor, shopId: string, family:
   await db.updateTable('shops').set(changes).where('id', '=', shopId).execute();
 }
 
-/** Active shops of a merchant, oldest first; `onlyShopIds` narrows to those (a shop-scoped grant or key). */
-export async function listActiveShops(db: Executor, merchantId: string, onlyShopIds: readonly string[] | null): Promise<ShopRow[]> {
+/**
+ * Active shops of a merchant, oldest first; `onlyShopIds` narrows to those (a
+ * shop-scoped grant or key); `includeArchived` lists the archived ones too.
+ */
+export async function listActiveShops(db: Executor, merchantId: string, onlyShopIds: readonly string[] | null, includeArchived = false): Promise<ShopRow[]> {
   if (onlyShopIds !== null && onlyShopIds.length === 0) return [];
-  let query = db.selectFrom('shops').selectAll().where((eb) => eb.and({ merchant_id: merchantId, archived_at: null }));
+  let query = db.selectFrom('shops').selectAll().where('merchant_id', '=', merchantId);
+  if (!includeArchived) query = query.where('archived_at', 'is', null);
   if (onlyShopIds !== null) query = query.where('id', 'in', [...onlyShopIds]);
   return query.orderBy('created_at').orderBy('id').execute();
 }

@@ -77,7 +77,7 @@ const BrandingSchema = Type.Object({ shop_id: Type.String(), name: Type.String()
 
 const RecipientBody = Type.Object({ address: Type.String() }, { additionalProperties: false });
 
-const ShopRecordSchema = Type.Object({
+export const ShopRecordSchema = Type.Object({
   id: Type.String(),
   merchant_id: Type.String(),
   name: Type.String(),
@@ -90,6 +90,11 @@ const ShopRecordSchema = Type.Object({
   solana_recipient: NullableString,
   tron_recipient: NullableString,
   created_at: Type.String(),
+  archived_at: Type.Union([Type.String(), Type.Null()], { description: 'When the shop was archived; null while it is active (decision 0038).' }),
+});
+
+const ShopListQuery = Type.Object({
+  include_archived: Type.Optional(Type.String({ description: '`true`: archived shops are listed too, with their `archived_at`; default `false`.' })),
 });
 
 const FeeTermsSchema = Type.Object({ bps: Type.Integer(), minimum: Type.String(), maximum: Type.String() });
@@ -131,8 +136,8 @@ export async function merchantsRoutes(
 
   api.get(
     '/merchants/:merchant_id/shops',
-    { schema: { params: MerchantParams, response: { 200: Type.Array(ShopRecordSchema) } }, config: { auth: SESSION_OR_READ_KEY } },
-    async (request) => listShops(db, principalOf(request), request.params.merchant_id),
+    { schema: { params: MerchantParams, querystring: ShopListQuery, response: { 200: Type.Array(ShopRecordSchema) } }, config: { auth: SESSION_OR_READ_KEY } },
+    async (request) => listShops(db, principalOf(request), request.params.merchant_id, request.query),
   );
 
   api.post(

@@ -59,18 +59,24 @@ export function roleAllows(role: Role, need: AccessNeed): boolean {
  *   `details.reason`, an archived shop `shop_archived`.
  *
  * `lock` holds the shop row `FOR UPDATE` for the rest of the transaction, for
- * use cases that count or compare before writing (key limit, immutable recipients).
+ * use cases that count or compare before writing (key limit, immutable
+ * recipients, archiving). Any other `write` or `owner` need holds it FOR KEY
+ * SHARE: a write in flight keeps the shop from being archived under it, and a
+ * write that waited for an archive sees the shop archived (decision 0038).
+ * `includeArchived` lets the archive operation itself reach an archived shop
+ * (archiving twice is one archive).
  */
 export async function requireShopAccess(
   db: Executor,
   principal: Principal,
   shopId: string,
   need: AccessNeed,
-  options: ReadOptions = {},
+  options: ReadOptions & { readonly includeArchived?: boolean } = {},
 ): Promise<ShopAccess> {
   if (principal.kind === 'session') await requireUserMayAct(db, principal.userId);
   if (!isUuid(shopId)) throw new IvoryError('shop_not_found');
-  return judgeShopAccess(db, principal, await findShopForAccess(db, shopId, options), need);
+  const found = await findShopForAccess(db, shopId, { lock: options.lock, hold: need !== 'read' });
+  return judgeShopAccess(db, principal, found, need, options.includeArchived === true);
 }
 
 /**
@@ -101,7 +107,13 @@ export async function requireShopAccessForIssuance(
   return access;
 }
 
-async function judgeShopAccess(db: Executor, principal: Principal, found: ShopWithMerchantStanding | undefined, need: AccessNeed): Promise<ShopAccess> {
+async function judgeShopAccess(
+  db: Executor,
+  principal: Principal,
+  found: ShopWithMerchantStanding | undefined,
+  need: AccessNeed,
+  includeArchived = false,
+): Promise<ShopAccess> {
   if (found === undefined) throw new IvoryError('shop_not_found');
   const { shop } = found;
 
@@ -117,7 +129,7 @@ async function judgeShopAccess(db: Executor, principal: Principal, found: ShopWi
 
   if (found.merchantBlockedAt !== null) throw new IvoryError('account_disabled', { reason: found.merchantBlockedReason ?? '' });
   if (role !== null && !roleAllows(role, need)) throw new IvoryError('forbidden');
-  if (shop.archived_at !== null) throw new IvoryError('shop_archived');
+  if (shop.archived_at !== null && !includeArchived) throw new IvoryError('shop_archived');
   return { shop, shopId: asId(shop.id), merchantId: asId(shop.merchant_id), role };
 }
 

@@ -57,10 +57,14 @@ const SHOP_RECORD_COLUMNS = [
 
 type ShopRecordColumn = (typeof SHOP_RECORD_COLUMNS)[number];
 
-/** The shop record every shop response uses: the row's own columns, and its creation time as ISO text. */
-export type ShopRecord = Pick<ShopRow, ShopRecordColumn> & { created_at: string };
+/**
+ * The shop record every shop response uses: the row's own columns, its
+ * creation time as ISO text, and when it was archived (null while active;
+ * decision 0038).
+ */
+export type ShopRecord = Pick<ShopRow, ShopRecordColumn> & { created_at: string; archived_at: string | null };
 
 export function shopRecord(shop: ShopRow): ShopRecord {
   const shown = Object.fromEntries(SHOP_RECORD_COLUMNS.map((column) => [column, shop[column]])) as Pick<ShopRow, ShopRecordColumn>;
-  return { ...shown, created_at: shop.created_at.toISOString() };
+  return { ...shown, created_at: shop.created_at.toISOString(), archived_at: shop.archived_at?.toISOString() ?? null };
 }

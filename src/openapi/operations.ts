@@ -204,6 +204,15 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc & { readonly tag: 
       summary: 'Set the Tron payout recipient (immutable once set)',
       ...named(json(200, 'The recipient.', R.Recipient), 'Recipient'),
     },
+    'POST /shops/{shop_id}/archive': {
+      id: 'archiveShop',
+      summary: 'Archive a shop: afterwards it answers shop_archived and its API keys stop working',
+      description:
+        'Owner session (fresh MFA when enrolled). Refused with `shop_has_open_issuances` while an invoice can still be paid, a deposit is enabled, ' +
+        'or live money received has not finished being paid out (`details` count each). Money arriving later at a cancelled invoice or paused deposit ' +
+        'is still credited and paid out. Archiving an archived shop answers it unchanged.',
+      names: { '': 'Shop' },
+    },
     'PATCH /shops/{shop_id}/branding': {
       id: 'setShopBranding',
       summary: 'Set the displayed name and logo (never the payout recipient)',

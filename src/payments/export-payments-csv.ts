@@ -3,7 +3,8 @@ import type { ShopId } from '../platform/ids.js';
 import type { Catalogue } from '../catalogue/index.js';
 import { formatDecimal } from '../money/index.js';
 import type { Executor } from '../platform/database/database.js';
-import { listShopPayments, type PaymentKey, type PaymentRecord } from './payments.repository.js';
+import { UNSENT_STATUSES } from './list-pending-sweeps.js';
+import { listShopPayments, type PaymentKey, type PaymentRecord, type PaymentWhere } from './payments.repository.js';
 
 /**
  * GET /shops/{id}/export.csv: the shop's whole payment history for accounting,
@@ -88,17 +89,22 @@ export function paymentCsvValues(record: PaymentRecord, symbol: string): string[
   ];
 }
 
-/** The CSV text in chunks: the header, then one chunk per page of at most `pageSize` records. */
+/**
+ * The CSV text in chunks: the header, then one chunk per page of at most
+ * `pageSize` records. `where` is the list's filter (decision 0038), already
+ * checked: the export holds exactly the rows the filtered list shows.
+ */
 export async function* paymentsCsvChunks(
   executor: Executor,
   catalogue: Catalogue,
   shopId: ShopId,
+  where: PaymentWhere = {},
   pageSize = CSV_PAGE_SIZE,
 ): AsyncGenerator<string> {
   yield csvRecord(CSV_COLUMNS);
   let after: PaymentKey | undefined;
   for (;;) {
-    const page = await listShopPayments(executor, shopId, { order: 'oldest', after, limit: pageSize });
+    const page = await listShopPayments(executor, shopId, { order: 'oldest', after, limit: pageSize, where, unsentStatuses: UNSENT_STATUSES });
     if (page.length === 0) return;
     yield page.map((record) => csvRecord(paymentCsvValues(record, catalogue.token(record.chainId, record.token)?.symbol ?? ''))).join('');
     if (page.length < pageSize) return;
@@ -106,6 +112,6 @@ export async function* paymentsCsvChunks(
   }
 }
 
-export function exportPaymentsCsv(executor: Executor, catalogue: Catalogue, shopId: ShopId): Readable {
-  return Readable.from(paymentsCsvChunks(executor, catalogue, shopId), { objectMode: false });
+export function exportPaymentsCsv(executor: Executor, catalogue: Catalogue, shopId: ShopId, where: PaymentWhere = {}): Readable {
+  return Readable.from(paymentsCsvChunks(executor, catalogue, shopId, where), { objectMode: false });
 }

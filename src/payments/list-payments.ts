@@ -1,11 +1,13 @@
-import type { Catalogue } from '../catalogue/index.js';
+import { tokenSpellings, type Catalogue } from '../catalogue/index.js';
 import { addressCodec } from '../chains/index.js';
 import { formatDecimal } from '../money/index.js';
 import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
 import { IvoryError } from '../platform/errors.js';
 import { decodeTimeKey, encodeTimeKey } from '../platform/page-cursor.js';
-import { listShopPayments, type PaymentRecord, type PaymentType } from './payments.repository.js';
+import { UNSENT_STATUSES } from './list-pending-sweeps.js';
+import { parsePaymentFilter, type PaymentFilter, type PaymentFilterParameters } from './payment-filter.js';
+import { listShopPayments, type PaymentRecord, type PaymentType, type PaymentWhere } from './payments.repository.js';
 
 /** One row of GET /shops/{id}/payments (SPEC: "Response shape: n/s"; ours). */
 export interface PaymentView {
@@ -43,27 +45,36 @@ export interface PaymentPage {
 export const DEFAULT_PAYMENTS_PAGE = 50;
 export const MAX_PAYMENTS_PAGE = 100;
 
+export interface PaymentListParameters extends PaymentFilterParameters {
+  readonly limit?: string;
+  readonly cursor?: string;
+}
+
 /**
  * GET /shops/{id}/payments: the shop's incoming transfers and payouts, newest
  * first, by keyset on (created_at, id) so pages stay stable while payments
- * arrive. The caller has already checked read access to `shopId`.
+ * arrive, narrowed by the filters of decision 0038 (none: the whole history,
+ * as SPEC shows the route). The caller has already checked read access to
+ * `shopId`; the whole query is checked before anything is read.
  */
-export async function listPayments(
-  executor: Executor,
-  catalogue: Catalogue,
-  shopId: ShopId,
-  query: { readonly limit?: string | undefined; readonly cursor?: string | undefined },
-): Promise<PaymentPage> {
+export async function listPayments(executor: Executor, catalogue: Catalogue, shopId: ShopId, query: PaymentListParameters): Promise<PaymentPage> {
   const limit = parseLimit(query.limit);
+  const where = paymentWhere(parsePaymentFilter(query), catalogue);
   const after = query.cursor === undefined ? undefined : decodeTimeKey(query.cursor);
   // One row more than the page tells whether another page follows.
-  const rows = await listShopPayments(executor, shopId, { order: 'newest', after, limit: limit + 1 });
+  const rows = await listShopPayments(executor, shopId, { order: 'newest', after, limit: limit + 1, where, unsentStatuses: UNSENT_STATUSES });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
     data: page.map((record) => paymentView(record, catalogue)),
     next_cursor: rows.length > limit && last !== undefined ? encodeTimeKey(last) : null,
   };
+}
+
+/** The filter as the repository reads it: the token in the spellings it may be stored in. */
+export function paymentWhere(filter: PaymentFilter, catalogue: Catalogue): PaymentWhere {
+  const { token, ...rest } = filter;
+  return token === undefined ? rest : { ...rest, tokens: tokenSpellings(catalogue, token, filter.chainId) };
 }
 
 export function paymentView(record: PaymentRecord, catalogue: Catalogue): PaymentView {

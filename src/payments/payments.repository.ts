@@ -1,6 +1,7 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { ShopId } from '../platform/ids.js';
 import type { Executor } from '../platform/database/database.js';
+import type { Database, PayoutStatus } from '../platform/database/schema.js';
 import type { TransferDisposition, TransferStatus } from '../issuances/index.js';
 import { shownPayoutStatus, type ShownPayoutStatus } from '../payouts/index.js';
 
@@ -47,17 +48,45 @@ export interface PaymentKey {
   readonly id: string;
 }
 
+/**
+ * Which rows of the history (decision 0038), every condition on both tables
+ * alike; an empty object is the whole history. Statuses are those the history
+ * shows: `simulated` is a sandbox payout in an unsent queue status.
+ */
+export interface PaymentWhere {
+  /** An issuance, or a group standing for all its options. */
+  readonly issuanceId?: string;
+  readonly type?: PaymentType;
+  readonly status?: TransferStatus | ShownPayoutStatus;
+  readonly chainId?: number;
+  /** Any of these spellings. */
+  readonly tokens?: readonly string[];
+  /** RFC 3339 text, exclusive bounds on created_at. */
+  readonly createdAfter?: string;
+  readonly createdBefore?: string;
+}
+
 export interface PaymentPageQuery {
   /** `newest`: descending, rows before `after`; `oldest`: ascending, rows after it. */
   readonly order: 'newest' | 'oldest';
   readonly after: PaymentKey | undefined;
   readonly limit: number;
+  readonly where?: PaymentWhere;
+  /**
+   * The payout statuses in which nothing has left the address (the payouts
+   * module's), needed only for a `status` filter: a sandbox payout in one of
+   * them is shown `simulated`.
+   */
+  readonly unsentStatuses?: readonly PayoutStatus[];
 }
 
+const TRANSFER_STATUS_VALUES: readonly string[] = ['observed', 'confirmed', 'reverted'] satisfies readonly TransferStatus[];
+
 export async function listShopPayments(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
+  const type = query.where?.type;
   const [transfers, payouts] = await Promise.all([
-    listTransfers(executor, shopId, query),
-    listPayouts(executor, shopId, query),
+    type === 'payout' ? [] : listTransfers(executor, shopId, query),
+    type === 'transfer' ? [] : listPayouts(executor, shopId, query),
   ]);
   const direction = query.order === 'newest' ? -1 : 1;
   return [...transfers, ...payouts].sort((a, b) => direction * compareKeys(a, b)).slice(0, query.limit);
@@ -91,11 +120,16 @@ const COMMON_COLUMNS = [
 ] as const;
 
 async function listTransfers(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
-  const select = executor
+  const status = query.where?.status;
+  // A payout-only status names no transfer.
+  if (status !== undefined && !TRANSFER_STATUS_VALUES.includes(status)) return [];
+  let select = executor
     .selectFrom('transfers as row')
     .innerJoin('issuances as i', 'i.id', 'row.issuance_id')
     .select([...COMMON_COLUMNS, 'i.token_decimals', 'row.amount', 'row.disposition'])
-    .where('row.shop_id', '=', shopId);
+    .where('row.shop_id', '=', shopId)
+    .where((eb) => commonConditions(eb, query.where ?? {}));
+  if (status !== undefined) select = select.where('row.status', '=', status as TransferStatus);
   const rows = await keysetPage(select, query).execute();
   return rows.map((row) =>
     toPaymentRecord('transfer', row, { status: row.status, amount: row.amount, disposition: row.disposition, fee: null, toRecipient: null, toOperator: null }),
@@ -103,11 +137,21 @@ async function listTransfers(executor: Executor, shopId: ShopId, query: PaymentP
 }
 
 async function listPayouts(executor: Executor, shopId: ShopId, query: PaymentPageQuery): Promise<PaymentRecord[]> {
-  const select = executor
+  const status = query.where?.status;
+  let select = executor
     .selectFrom('payouts as row')
     .innerJoin('issuances as i', 'i.id', 'row.issuance_id')
     .select([...COMMON_COLUMNS, 'row.token_decimals', 'row.gross', 'row.fee', 'row.to_recipient', 'row.to_operator'])
-    .where('row.shop_id', '=', shopId);
+    .where('row.shop_id', '=', shopId)
+    .where((eb) => commonConditions(eb, query.where ?? {}));
+  if (status !== undefined) {
+    // The stored status that shows as `status` (shownPayoutStatus, read backwards).
+    const unsent = query.unsentStatuses ?? [];
+    if (status === 'simulated') select = select.where('row.sandbox', '=', true).where('row.status', 'in', [...unsent]);
+    else if (unsent.includes(status as PayoutStatus)) select = select.where('row.sandbox', '=', false).where('row.status', '=', status as PayoutStatus);
+    else if (status === 'observed') return [];
+    else select = select.where('row.status', '=', status);
+  }
   const rows = await keysetPage(select, query).execute();
   return rows.map((row) =>
     toPaymentRecord('payout', row, {
@@ -120,6 +164,23 @@ async function listPayouts(executor: Executor, shopId: ShopId, query: PaymentPag
       toOperator: BigInt(row.to_operator),
     }),
   );
+}
+
+type EntryTables = Database & { row: Database['transfers'] | Database['payouts']; i: Database['issuances'] };
+
+/** The conditions both tables take alike, on the table aliased `row` joined to its issuance `i`. */
+function commonConditions(eb: ExpressionBuilder<EntryTables, 'row' | 'i'>, where: PaymentWhere) {
+  const conditions = [];
+  if (where.issuanceId !== undefined) {
+    // The issuance itself, or the options of the group it names; read through each table's (issuance_id, …) index.
+    const id = where.issuanceId;
+    conditions.push(eb('row.issuance_id', 'in', eb.selectFrom('issuances as named').select('named.id').where((inner) => inner.or([inner('named.id', '=', id), inner('named.group_id', '=', id)]))));
+  }
+  if (where.chainId !== undefined) conditions.push(eb('row.chain_id', '=', where.chainId));
+  if (where.tokens !== undefined) conditions.push(eb('row.token', 'in', [...where.tokens]));
+  if (where.createdAfter !== undefined) conditions.push(sql<SqlBool>`${sql.ref('row.created_at')} > cast(${where.createdAfter} as timestamptz)`);
+  if (where.createdBefore !== undefined) conditions.push(sql<SqlBool>`${sql.ref('row.created_at')} < cast(${where.createdBefore} as timestamptz)`);
+  return eb.and(conditions);
 }
 
 /** The keyset bound, order and limit of one page, on the table aliased `row`. */

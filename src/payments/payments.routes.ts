@@ -4,12 +4,27 @@ import type { AppContext } from '../app-context.js';
 import { SESSION_OR_READ_KEY, principalOf } from '../platform/http/principal.js';
 import type { IvoryServer } from '../platform/http/server.js';
 import { exportPaymentsCsv } from './export-payments-csv.js';
-import { listPayments } from './list-payments.js';
+import { listPayments, paymentWhere } from './list-payments.js';
+import { parsePaymentFilter } from './payment-filter.js';
 import { listUnmatched } from './list-unmatched-transfers.js';
 
 const ShopParams = Type.Object({ shop_id: Type.String() });
 // Query values arrive as text (no coercion): parsed, and refused with their own codes, by the use case.
-const PaymentsQuery = Type.Object({ limit: Type.Optional(Type.String()), cursor: Type.Optional(Type.String()) });
+const text = (description: string) => Type.Optional(Type.String({ description }));
+const PageQuery = { limit: text('Items per page, 1 to 100; default 50.'), cursor: text('`next_cursor` of the previous page, as returned.') };
+const PaymentsQuery = Type.Object(PageQuery);
+/** Decision 0038: the same filters on the list and on the export, so an export is what the filtered list shows. */
+const PaymentFilterQuery = {
+  issuance_id: text('Only the payments of this issuance; a group id: of all its options.'),
+  type: text('`transfer` (incoming) or `payout`.'),
+  status: text('A status as the rows show it: `observed`, `confirmed`, `reverted`, `scheduled`, `waiting_gas`, `sending`, `sent`, `failed`, `cancelled`, `simulated`.'),
+  chain_id: text('Only payments on this network.'),
+  token: text('Only payments of this token address, any letter case on EVM.'),
+  created_after: text('RFC 3339 date-time with a zone; only payments recorded after it.'),
+  created_before: text('RFC 3339 date-time with a zone; only payments recorded before it.'),
+};
+const FilteredPaymentsQuery = Type.Object({ ...PageQuery, ...PaymentFilterQuery });
+const ExportQuery = Type.Object(PaymentFilterQuery);
 
 const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
 const PaymentSchema = Type.Object({
@@ -63,7 +78,7 @@ export async function paymentsRoutes(api: IvoryServer, context: AppContext): Pro
 
   api.get(
     '/shops/:shop_id/payments',
-    { schema: { params: ShopParams, querystring: PaymentsQuery, response: { 200: PaymentPageSchema } }, config: { auth: SESSION_OR_READ_KEY } },
+    { schema: { params: ShopParams, querystring: FilteredPaymentsQuery, response: { 200: PaymentPageSchema } }, config: { auth: SESSION_OR_READ_KEY } },
     async (request) => {
       const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
       return listPayments(db, catalogue, access.shopId, request.query);
@@ -91,15 +106,16 @@ export async function paymentsRoutes(api: IvoryServer, context: AppContext): Pro
 
   api.get(
     '/shops/:shop_id/export.csv',
-    { schema: { params: ShopParams }, config: { auth: SESSION_OR_READ_KEY } },
+    { schema: { params: ShopParams, querystring: ExportQuery }, config: { auth: SESSION_OR_READ_KEY } },
     async (request, reply) => {
-      // Access is decided before the first byte: a refusal is still a JSON error, never a broken download.
+      // Access and the filter are decided before the first byte: a refusal is still a JSON error, never a broken download.
       const access = await requireShopAccess(db, principalOf(request), request.params.shop_id, 'read');
+      const where = paymentWhere(parsePaymentFilter(request.query), catalogue);
       return reply
         .header('Content-Type', 'text/csv; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="${access.shop.id}-payments.csv"`)
         .header('Cache-Control', 'no-store')
-        .send(exportPaymentsCsv(db, catalogue, access.shopId));
+        .send(exportPaymentsCsv(db, catalogue, access.shopId, where));
     },
   );
 }

@@ -78,6 +78,7 @@ const STATUS_BY_CODE = {
   invalid_address: 400,
   sandbox_shop_limit_reached: 400, // SPEC "Limits": one sandbox shop per merchant
   shop_limit_reached: 400, // merchants.shop_limit (SPEC "Merchant" shop_limit) reached at shop creation
+  shop_has_open_issuances: 400, // archiving a shop that can still be paid or still owes a payout (decision 0038; details count what)
   invalid_simulation: 400,
   invalid_cursor: 400,
   invalid_state: 400, // the operation does not apply in the resource's current state

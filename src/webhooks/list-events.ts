@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/database/database.js';
 import { fieldError } from '../platform/errors.js';
+import { uuidFilter } from '../platform/list-filters.js';
 import type { Principal } from '../platform/http/principal.js';
 import { EVENT_GROUPS, isEventType } from '../events/index.js';
 import { requireShopAccess } from '../merchants/index.js';
@@ -10,6 +11,8 @@ import { listEvents as queryEvents, type EventQuery } from './webhooks.repositor
 
 export interface EventListQuery {
   readonly cursor?: string;
+  /** Only events about this issuance (a group id: any of its options); decision 0038. */
+  readonly issuance_id?: string;
   readonly limit?: string;
   /** An event name or a group (`transfer`, `invoice`, `payout`). */
   readonly type?: string;
@@ -27,6 +30,7 @@ export async function listEvents(db: Executor, principal: Principal, shopId: str
   const limit = parsePageSize(query.limit);
   let filter: EventQuery = { limit: limit + 1 };
   if (query.cursor !== undefined) filter = { ...filter, beforeSequence: decodeSequenceKey(query.cursor) };
+  if (query.issuance_id !== undefined) filter = { ...filter, issuanceId: uuidFilter('issuance_id', query.issuance_id) };
   if (query.type !== undefined) {
     if (isEventType(query.type)) filter = { ...filter, type: query.type };
     else if ((EVENT_GROUPS as readonly string[]).includes(query.type)) filter = { ...filter, group: query.type };

@@ -280,6 +280,8 @@ async function withAttempts(executor: Executor, rows: readonly DeliveryColumns[]
 // ── the events list ─────────────────────────────────────────────────────────
 
 export interface EventQuery {
+  /** Only events about this issuance, or about any option of the group it names. */
+  readonly issuanceId?: string;
   readonly type?: string;
   readonly group?: string;
   /** Only events with at least one delivery in this status. */
@@ -304,6 +306,13 @@ export async function listEvents(executor: Executor, shopId: ShopId, query: Even
     .selectFrom('events as e')
     .select(['e.sequence', 'e.id', 'e.type', 'e.envelope', 'e.created_at'])
     .where('e.shop_id', '=', shopId);
+  const { issuanceId } = query;
+  if (issuanceId !== undefined) {
+    // Through events_issuance: the few issuances named, not a scan of the shop's events.
+    select = select.where('e.issuance_id', 'in', (eb) =>
+      eb.selectFrom('issuances as named').select('named.id').where((inner) => inner.or([inner('named.id', '=', issuanceId), inner('named.group_id', '=', issuanceId)])),
+    );
+  }
   if (query.type !== undefined) select = select.where('e.type', '=', query.type);
   if (query.group !== undefined) select = select.where('e.type', 'like', `${query.group}.%`);
   if (query.beforeSequence !== undefined) select = select.where('e.sequence', '<', query.beforeSequence);

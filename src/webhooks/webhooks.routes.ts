@@ -39,6 +39,7 @@ const DeliveriesQuery = Type.Object({
 
 const EventsQuery = Type.Object({
   cursor: Type.Optional(Type.String()),
+  issuance_id: Type.Optional(Type.String({ description: 'Only events about this issuance; a group id: about any of its options.' })),
   limit: Type.Optional(Type.String()),
   type: Type.Optional(Type.String()),
   delivery_status: Type.Optional(Type.String()),

@@ -21,6 +21,8 @@ interface Row {
   readonly key: KeyScope;
   /** A body that passes the route's schema, so the access decision is what answers. */
   readonly body?: Record<string, unknown>;
+  /** Run once before the row's callers (state the allowed callers' own answer needs). */
+  readonly before?: () => Promise<void>;
 }
 
 const S = `${API_PREFIX}/shops/:shop_id`;
@@ -58,6 +60,9 @@ const MATRIX: Readonly<Record<string, Row>> = {
   [`GET ${S}/payments`]: { need: 'read', key: 'read' },
   [`GET ${S}/unmatched-transfers`]: { need: 'read', key: 'read' },
   [`GET ${S}/export.csv`]: { need: 'read', key: 'read' },
+  // Decision 0038. An open invoice first: the owner's call is then refused by the use case
+  // (shop_has_open_issuances) and the shop every row uses stays active.
+  [`POST ${S}/archive`]: { need: 'owner', key: null, before: () => openInvoiceInShop() },
 };
 
 type Caller =
@@ -151,6 +156,16 @@ afterAll(async () => {
   await app.close();
 });
 
+async function openInvoiceInShop(): Promise<void> {
+  const response = await app.request({
+    method: 'POST',
+    url: `${API_PREFIX}/shops/${shopId}/invoices`,
+    headers: { ...authed(tokens['key write']), 'idempotency-key': newIdempotencyKey() },
+    payload: { chain_id: 8453, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '1000000' },
+  });
+  expect(response.statusCode, response.body).toBe(202);
+}
+
 function shopRoutes(): string[] {
   return registeredRoutes(app.server)
     .filter((route) => route.url === S || route.url.startsWith(`${S}/`))
@@ -183,6 +198,7 @@ describe('the access matrix of every shop route (SPEC "Authentication" 3, 4, 8)'
     it(`${route}: needs ${row.need}; keys: ${row.key ?? 'none (session only)'}`, async () => {
       const seen: Record<string, string> = {};
       const wanted: Record<string, string> = {};
+      await row.before?.();
       for (const caller of CALLERS) {
         const response = await call(route, row, caller);
         const code = response.statusCode >= 400 ? (response.json<{ error?: { code?: string } }>().error?.code ?? '?') : 'ok';

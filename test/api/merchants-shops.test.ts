@@ -59,6 +59,8 @@ describe('shops', () => {
       solana_recipient: null,
       tron_recipient: null,
       created_at: app.clock.now().toISOString(),
+      // Decision 0038: null while the shop is active.
+      archived_at: null,
     });
     const stored = await app.context.db.selectFrom('shops').selectAll().where('id', '=', shop.id).executeTakeFirstOrThrow();
     expect(stored.recipient).toBe(CHECKSUMMED);

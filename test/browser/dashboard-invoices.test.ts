@@ -239,4 +239,83 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     // Newest first on the screen, oldest first in the file: kind and status row for row.
     expect(shown.map((cells) => [cells[1], cells[3]])).toEqual(records.reverse().map((fields) => [fields[0], fields[13]]));
   });
+
+  it('an invoice\'s detail shows all its payments and events whatever their age, page by page (decision 0038: issuance_id)', async () => {
+    watched.problems.length = 0;
+    const old = await invoice(20, 'old-order');
+    await app.jobs.drain();
+    for (const amount of [8, 12]) {
+      const paid = await simulate(app, owner.session.token, owner.shop.id, { issuance_id: old, kind: 'transfer.confirmed', amount: usdc(amount) });
+      expect(paid.statusCode, paid.body).toBe(200);
+    }
+    // Then more than a hundred newer payments elsewhere: the shop's latest 100 no longer hold the old invoice's.
+    const deposit = (await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).json<{ id: string }>().id;
+    await app.jobs.drain();
+    for (let index = 0; index < 105; index += 1) {
+      app.clock.advance(1000);
+      const paid = await simulate(app, owner.session.token, owner.shop.id, { issuance_id: deposit, kind: 'transfer.confirmed', amount: usdc(1) });
+      expect(paid.statusCode, paid.body).toBe(200);
+    }
+    const { page } = watched;
+    await page.goto(`${origin}/dashboard/invoices/${old}?shop=${owner.shop.id}`);
+    // Two transfers and the (simulated) payout; its events: the two confirmations.
+    await expect.poll(() => rows(page, 'transfers-table'), LIVE).toBe(3);
+    expect(await page.locator('#transfers-table tbody').innerText()).toMatch(/8 USDC[\s\S]*12 USDC|12 USDC[\s\S]*8 USDC/);
+    await expect.poll(() => page.locator('#invoice-events-table tbody').innerText(), LIVE).toContain('transfer.confirmed');
+    expect(await page.getByRole('button', { name: 'More transfers and payouts' }).isVisible()).toBe(false);
+
+    const stored = async (table: 'transfers' | 'payouts') => (await app.context.db.selectFrom(table).select('id').where('issuance_id', '=', deposit).execute()).length;
+    const expected = (await stored('transfers')) + (await stored('payouts'));
+    expect(expected).toBeGreaterThan(100);
+    await page.goto(`${origin}/dashboard/invoices/${deposit}?shop=${owner.shop.id}`);
+    await expect.poll(() => rows(page, 'transfers-table'), LIVE).toBe(50);
+    while (await page.getByRole('button', { name: 'More transfers and payouts' }).isVisible()) {
+      const before = await rows(page, 'transfers-table');
+      await page.getByRole('button', { name: 'More transfers and payouts' }).click();
+      await expect.poll(() => rows(page, 'transfers-table'), LIVE).toBeGreaterThan(before);
+    }
+    expect(await rows(page, 'transfers-table')).toBe(expected);
+    await expect.poll(() => rows(page, 'invoice-events-table'), LIVE).toBe(50);
+    await page.getByRole('button', { name: 'More events' }).click();
+    await expect.poll(() => rows(page, 'invoice-events-table'), LIVE).toBeGreaterThan(50);
+    expect(watched.problems.join('\n')).toBe('');
+  });
+
+  it('Payments filters; the CSV export holds exactly what the filtered list shows (decision 0038)', async () => {
+    const { page } = watched;
+    await navigate(page, 'Payments');
+    await page.getByText('Filters', { exact: true }).click();
+    expect(await page.locator('form#filters').isVisible()).toBe(true);
+    const filters = page.locator('form#filters');
+    await filters.getByLabel('Type').selectOption('transfer');
+    await filters.getByLabel('Status').selectOption('confirmed');
+    await filters.getByLabel('Token and network').selectOption(`${BASE}|${BASE_USDC}`);
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/type=transfer/);
+    await expect.poll(() => rows(page, 'payments-table'), LIVE).toBeGreaterThan(0);
+    expect(await filters.getByLabel('Type').inputValue()).toBe('transfer');
+    while (await page.getByRole('button', { name: 'Next page' }).isVisible()) {
+      const before = await rows(page, 'payments-table');
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await expect.poll(() => rows(page, 'payments-table'), LIVE).toBeGreaterThan(before);
+    }
+    const shown = await page.locator('#payments-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    expect(shown.every((cells) => cells[1] === 'transfer' && cells[3] === 'confirmed')).toBe(true);
+
+    const href = (await page.locator('#export-csv').getAttribute('href')) ?? '';
+    expect(href).toMatch(/export\.csv\?.*type=transfer/);
+    const csv = (await page.evaluate(`fetch(${JSON.stringify(href)}).then((r) => r.text())`)) as string;
+    const records = csv.split('\r\n').filter((line) => line !== '').slice(1).map((line) => line.split(','));
+    // The same rows, newest first on the screen and oldest first in the file: kind and status row for row.
+    expect(records).toHaveLength(shown.length);
+    expect(shown.map((cells) => [cells[1], cells[3]])).toEqual(records.reverse().map((fields) => [fields[0], fields[13]]));
+    // Fewer than the whole history: the filter did narrow the export.
+    const all = await app.request({ method: 'GET', url: `/api/v1/shops/${owner.shop.id}/export.csv`, headers: { authorization: `Bearer ${owner.session.token}` } });
+    expect(all.body.split('\r\n').filter((line) => line !== '').length - 1).toBeGreaterThan(records.length);
+
+    // A bad filter from a hand-edited address: the API's refusal, shown by the filters.
+    await page.goto(`${origin}/dashboard/payments?status=paid`);
+    await expect.poll(() => page.locator('form#filters [data-form-error]').innerText(), LIVE).toMatch(/^invalid_request: must be one of/);
+    watched.problems.length = 0;
+  });
 });

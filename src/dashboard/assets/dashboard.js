@@ -317,11 +317,32 @@
   };
 
   // ---- shops ----------------------------------------------------------------
+  // Archived shops too (decision 0038): listed with their badge, no settings link, no archive button.
   function renderShops() {
-    fillTable('shops-table', state.shops.map(function (shop) {
-      return [el('a', { href: d.base + '/shops/' + shop.id, text: shop.name }), el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') }), mono(shop.recipient || '—'), timeEl(shop.created_at)];
-    }));
+    if (!state.merchant) return fillTable('shops-table', []);
+    var t = labels.shops, owner = state.merchant.role === 'owner';
+    return api('GET', '/merchants/' + state.merchant.id + '/shops?include_archived=true').then(function (shops) {
+      fillTable('shops-table', shops.map(function (shop) {
+        var archived = Boolean(shop.archived_at);
+        var archive = owner && !archived ? el('button', { type: 'button', class: 'danger', 'data-shop-archive': shop.id, 'aria-label': t.archive + ' ' + shop.name, text: t.archive }) : '';
+        return [
+          archived ? shop.name : el('a', { href: d.base + '/shops/' + shop.id, text: shop.name }),
+          el('span', { class: 'badge' + (shop.sandbox ? ' sandbox' : ''), text: w(shop.sandbox ? 'sandbox' : 'live') }),
+          mono(shop.recipient || '—'),
+          timeEl(shop.created_at),
+          el('span', { class: 'badge' + (archived ? ' archived' : ''), text: archived ? t.archived : t.active }),
+          archive,
+        ];
+      }));
+    });
   }
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest ? event.target.closest('button[data-shop-archive]') : null;
+    if (!button || !window.confirm(labels.shops.archiveConfirm)) return;
+    act(button, $('#action-error'), function () {
+      return api('POST', '/shops/' + button.dataset.shopArchive + '/archive').then(loadContext).then(renderShops);
+    });
+  });
   actions.createShop = function (fields, form, key) {
     var body = { name: fields.name, sandbox: fields.sandbox === 'true' };
     // SPEC "Shop": payout_target wallet is sent without a recipient.
@@ -397,14 +418,17 @@
     var received = item.group ? '—' : amountText(item.received, item.chain_id, item.token, item.token_decimals);
     return [el('a', { href: d.base + '/invoices/' + item.id + '?shop=' + state.shop.id }, [timeEl(item.created_at)]), labels.invoices[item.kind] || item.kind, amount, received, statusChip(item), item.external_id || ''];
   }
-  function listQuery() {
-    var query = new URLSearchParams(location.search), out = new URLSearchParams({ limit: '20' });
-    ['kind', 'status', 'cancelled', 'external_id'].forEach(function (name) { if (query.get(name)) out.set(name, query.get(name)); });
+  // The screen's filters (in the address, so a filtered view can be reloaded and shared) as the API's query: `names` as they are, the token and the days as the API takes them.
+  function filterQuery(names, out) {
+    var query = new URLSearchParams(location.search);
+    names.forEach(function (name) { if (query.get(name)) out.set(name, query.get(name)); });
     if (query.get('asset')) { var parts = query.get('asset').split('|'); out.set('chain_id', parts[0]); out.set('token', parts[1]); }
+    // Whole days in the person's time zone.
     if (query.get('created_after')) out.set('created_after', new Date(query.get('created_after') + 'T00:00:00').toISOString());
-    if (query.get('created_before')) out.set('created_before', new Date(query.get('created_before') + 'T23:59:59').toISOString());
+    if (query.get('created_before')) out.set('created_before', new Date(query.get('created_before') + 'T23:59:59.999').toISOString());
     return out;
   }
+  function listQuery() { return filterQuery(['kind', 'status', 'cancelled', 'external_id'], new URLSearchParams({ limit: '20' })); }
   function loadInvoices(append) {
     var query = listQuery();
     if (append && listCursor) query.set('cursor', listCursor);
@@ -511,17 +535,25 @@
   function deliveryCounts(event) {
     return Object.keys(event.deliveries).filter(function (status) { return event.deliveries[status] > 0; }).map(function (status) { return status + ': ' + event.deliveries[status]; }).join(', ') || '—';
   }
-  // The API lists a shop's payments and events, not one invoice's: the latest 100 of each, kept when they name this issuance or one of its options.
-  function loadInvoiceHistory(item) {
-    var ids = item.group ? [item.id].concat(item.options.map(function (option) { return option.id; })) : [item.id];
-    function ours(id) { return ids.indexOf(id) >= 0; }
-    return Promise.all([api('GET', shopPath('/payments?limit=100')), api('GET', shopPath('/events?limit=100'))]).then(function (answers) {
-      fillTable('transfers-table', answers[0].data.filter(function (payment) { return ours(payment.issuance_id); }).map(paymentRow));
-      fillTable('invoice-events-table', answers[1].data.filter(function (event) { return event.data && (ours(event.data.issuance_id) || ours(event.data.group_id)); }).map(function (event) {
-        return [timeEl(event.created_at), event.type, deliveryCounts(event)];
-      }));
+  // This invoice's own payments and events, whatever their age, page by page: the lists filtered by issuance_id (a group's id covers its options; decision 0038).
+  var invoiceHistory = {
+    transfers: { path: '/payments', table: 'transfers-table', button: '#transfers-more', row: paymentRow, cursor: null },
+    events: { path: '/events', table: 'invoice-events-table', button: '#invoice-events-more', row: function (event) { return [timeEl(event.created_at), event.type, deliveryCounts(event)]; }, cursor: null },
+  };
+  function loadHistory(name, item, append) {
+    var list = invoiceHistory[name], query = new URLSearchParams({ issuance_id: item.id, limit: '50' });
+    if (append && list.cursor) query.set('cursor', list.cursor);
+    return api('GET', shopPath(list.path + '?' + query.toString())).then(function (page) {
+      (append ? appendRows : fillTable)(list.table, page.data.map(list.row));
+      list.cursor = page.next_cursor;
+      $(list.button).hidden = !list.cursor;
     });
   }
+  function loadInvoiceHistory(item) { return Promise.all([loadHistory('transfers', item, false), loadHistory('events', item, false)]); }
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest ? event.target.closest('button[data-more]') : null;
+    if (button && issuance) act(button, $('#action-error'), function () { return loadHistory(button.dataset.more, issuance, true); });
+  });
   function loadInvoice() {
     return api('GET', shopPath('/issuances/' + encodeURIComponent(d.item))).then(function (item) {
       var fingerprint = JSON.stringify(item);
@@ -656,14 +688,30 @@
 
   // ---- payments and overview --------------------------------------------------
   var paymentsCursor = null;
+  // The list and the export take the same filters (decision 0038): the CSV holds exactly what the filtered list shows.
+  function paymentsFilter() { return filterQuery(['type', 'status', 'issuance_id'], new URLSearchParams()); }
   function loadPayments(append) {
-    var query = new URLSearchParams({ limit: '50' });
+    var query = paymentsFilter();
+    query.set('limit', '50');
     if (append && paymentsCursor) query.set('cursor', paymentsCursor);
+    var table = $('#payments-table');
+    table.setAttribute('aria-busy', 'true');
     return api('GET', shopPath('/payments?' + query.toString())).then(function (page) {
       (append ? appendRows : fillTable)('payments-table', page.data.map(paymentRow));
       paymentsCursor = page.next_cursor;
       $('#more').hidden = !paymentsCursor;
-    });
+    }, function (error) {
+      $('#filters').closest('details').open = true;
+      $('#filters [data-form-error]').textContent = message(error);
+    }).then(function () { table.removeAttribute('aria-busy'); });
+  }
+  function showPayments() {
+    var filter = paymentsFilter().toString();
+    // Filters in force stay in view, so that the list is never mistaken for the whole history.
+    if (filter) $('#filters').closest('details').open = true;
+    $('#export-csv').href = d.api + shopPath('/export.csv' + (filter ? '?' + filter : ''));
+    restoreFilters();
+    return loadNetworks().then(fillAssets).then(function () { restoreFilters(); return loadPayments(false); });
   }
   // Received money and deposits waiting for a sweep: read by the server over the whole history (the API has no route for them) and sent with the page.
   var figures = document.getElementById('overview-figures') ? JSON.parse(document.getElementById('overview-figures').textContent) : { pending_sweeps: {}, received: {} };
@@ -855,7 +903,7 @@
     shop: renderShop,
     invoices: needShop(function () { restoreFilters(); kindSwitch(); return loadNetworks().then(fillAssets).then(function () { restoreFilters(); return loadInvoices(false); }); }),
     invoice: needShop(function () { return loadNetworks().then(loadInvoice); }),
-    payments: needShop(function () { $('#export-csv').href = d.api + shopPath('/export.csv'); return loadNetworks().then(function () { return loadPayments(false); }); }),
+    payments: needShop(showPayments),
     keys: needShop(loadKeys),
     webhooks: needShop(loadWebhooks),
     deliveries: needShop(loadDeliveries),
