@@ -47,4 +47,4 @@ export interface EvmNetwork {
 }
 
 /** Sweeps per batch unless the catalogue says otherwise (docs/decisions/0037: gas per sweep flattens out well before it). */
-export const DEFAULT_SWEEP_BATCH_MAX = 20;
+export const DEFAULT_SWEEP_BATCH_MAX = 10;
