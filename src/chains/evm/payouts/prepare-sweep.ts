@@ -30,9 +30,6 @@ export type CallPlan =
   /** The relayer lacks `needed` wei for gasLimit × maxFeePerGas (`gas.wait`). */
   | { readonly kind: 'waiting_gas'; readonly needed: bigint; readonly balance: bigint };
 
-/** A single sweep ready to sign, or why none can be sent now. */
-export type SweepPlan = (CallPlan & { readonly kind: 'ready'; readonly toRecipient: bigint; readonly toOperator: bigint }) | Exclude<CallPlan, { kind: 'ready' }> | Exclude<SweepInspection, { kind: 'sweepable' }>;
-
 /** Gas estimates leave this much headroom (a state change between estimate and inclusion). */
 const GAS_HEADROOM_PERCENT = 25n;
 
@@ -84,13 +81,4 @@ export async function planCall(client: PublicClient, to: Address, data: Hex, rel
   if (native < needed) return { kind: 'waiting_gas', needed, balance: native };
   const chainNonce = BigInt(await client.getTransactionCount({ address: relayer, blockTag: 'pending' }));
   return { kind: 'ready', to, data, gasLimit, fees, chainNonce };
-}
-
-/** One forwarder's sweep: `inspectSweep`, then `planCall` for `sweep(terms)`. */
-export async function prepareSweep(client: PublicClient, forwarder: Forwarder, relayer: Address): Promise<SweepPlan> {
-  const inspection = await inspectSweep(client, forwarder, relayer);
-  if (inspection.kind !== 'sweepable') return inspection;
-  const plan = await planCall(client, forwarder.factory, sweepCallData([forwarder]), relayer);
-  if (plan.kind !== 'ready') return plan;
-  return { ...plan, toRecipient: inspection.toRecipient, toOperator: inspection.toOperator };
 }
