@@ -163,6 +163,25 @@ export function evmPayoutSuite(options: { readonly hardfork?: string; readonly t
     return { id, address: row.address as Address, recipient, amount: USDC(tokens) };
   }
 
+  /** A live shop's open deposit with a forwarder address (sweep threshold 10 USDC, minimum sweep 5, from the catalogue). */
+  async function openDeposit() {
+    const owner = await createOwnerWithShop(database.db, { sandbox: false });
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    await database.db.updateTable('shops').set({ recipient }).where('id', '=', owner.shop.id).execute();
+    const created = await app.server.inject({
+      method: 'POST',
+      url: `/api/v1/shops/${owner.shop.id}/deposits`,
+      headers: authed(owner.key.token, newIdempotencyKey()),
+      payload: { chain_id: anvil.chainId, token },
+    });
+    if (created.statusCode !== 202) throw new Error(`create deposit: ${created.statusCode} ${created.body}`);
+    await app.jobs.drain();
+    const id = created.json().id as string;
+    const row = await database.db.selectFrom('issuances').select(['address']).where('id', '=', id).executeTakeFirstOrThrow();
+    if (row.address === null) throw new Error('deposit got no address');
+    return { id, address: row.address as Address, recipient };
+  }
+
   /** The payer's transfer on chain, then recorded confirmed as the watcher records it. */
   async function pay(invoice: { id: string; address: Address }, amount: bigint) {
     const payer = privateKeyToAccount(ANVIL_KEYS[1]);
@@ -552,6 +571,53 @@ export function evmPayoutSuite(options: { readonly hardfork?: string; readonly t
       }
       await expectSweptOnceEach(invoices);
       expect((await listPayoutTransactions(database.db, anvil.chainId, sent[2]!.id))[0]?.status).toBe('confirmed');
+    });
+
+    it('batches are per factory: deposits due with an invoice go in their own sweepBatch on the deposit factory, the invoice alone', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(10);
+      const deposits = [await openDeposit(), await openDeposit()];
+      await pay(invoice, invoice.amount);
+      for (const deposit of deposits) await pay(deposit, USDC(10));
+      await app.jobs.drain();
+      const invoiceSent = await payoutOf(invoice.id);
+      const depositSent = await Promise.all(deposits.map((deposit) => payoutOf(deposit.id)));
+      expect([invoiceSent, ...depositSent].map((payout) => payout.status)).toEqual(['sent', 'sent', 'sent']);
+      expect(depositSent[0]!.tx_hash).toBe(depositSent[1]!.tx_hash);
+      expect(invoiceSent.tx_hash).not.toBe(depositSent[0]!.tx_hash);
+      const batch = await anvil.client.getTransaction({ hash: depositSent[0]!.tx_hash as Hex });
+      expect(batch.to?.toLowerCase()).toBe(network.mainFactory.toLowerCase());
+      expect(decodeFunctionData({ abi: depositForwarderFactoryAbi, data: batch.input }).functionName).toBe('sweepBatch');
+      const alone = await anvil.client.getTransaction({ hash: invoiceSent.tx_hash as Hex });
+      expect(alone.to?.toLowerCase()).toBe(network.invoiceFactory.toLowerCase());
+      expect(decodeFunctionData({ abi: invoiceForwarderFactoryAbi, data: alone.input }).functionName).toBe('sweep');
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const issuance of [invoice, ...deposits]) expect((await payoutOf(issuance.id)).status).toBe('confirmed');
+      for (const deposit of deposits) {
+        expect(await sweepsOf(deposit.address)).toHaveLength(1);
+        expect(await balanceOf(deposit.recipient)).toBe(USDC(10) - fee(USDC(10)));
+      }
+      await expectSweptOnceEach([invoice]);
+    });
+
+    it('a relayer that cannot pay for the batch parks every member in gas.wait; funded, they go out as one batch', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoices = await paidTogether(2);
+      const funded = await anvil.client.getBalance({ address: relayer });
+      await anvil.client.setBalance({ address: relayer, value: 0n });
+      await app.jobs.drain();
+      for (const invoice of invoices) expect(await payoutOf(invoice.id)).toMatchObject({ status: 'waiting_gas', tx_hash: null });
+      await anvil.client.setBalance({ address: relayer, value: funded });
+      await track(adapter);
+      await app.jobs.drain();
+      const sent = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      expect(sent.map((payout) => payout.status)).toEqual(['sent', 'sent']);
+      expect(sent[0]!.tx_hash).toBe(sent[1]!.tx_hash);
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const invoice of invoices) expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+      await expectSweptOnceEach(invoices);
     });
 
     it('the batch size is capped by the network\'s sweepBatchMax (catalogue sweep_batch_max); a batch of one is a plain sweep', async () => {
