@@ -2,8 +2,10 @@
 // The EVM chain's figures (issue 9, Deliver 8), with the built code in dist/
 // (`npm run build` first; `npm run bench` runs this after the HTTP benches, and
 // `BENCH_ONLY=chain npm run bench` alone) against a real anvil node:
-//   1. catch-up throughput: BENCH_WATCHER_TRANSFERS (10,000) transfers to as many watched
-//      addresses, already mined and 2 blocks deep, credited per second from a cold start;
+//   1. catch-up throughput: BENCH_WATCHER_TRANSFERS (10,000) transfers to BENCH_WATCHER_ADDRESSES
+//      (as many) watched addresses of BENCH_WATCHER_KIND (invoice; or deposit), round-robin, at
+//      most BENCH_WATCHER_MINTS_PER_BLOCK (2,000) per block, already mined and 2 blocks deep,
+//      credited per second from a cold start;
 //   2. detection latency: 1-second blocks, depth 2, BENCH_WATCHER_PAYMENTS (200) payments;
 //      from the moment the payment's block is first served by the node to the signed
 //      `transfer.confirmed` webhook received by a loopback receiver (the watcher and the
@@ -57,6 +59,16 @@ const MINTER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4
 const RELAYER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
 const TRANSFERS = Math.round(positiveNumber('BENCH_WATCHER_TRANSFERS', 10_000));
 const PAYMENTS = Math.round(positiveNumber('BENCH_WATCHER_PAYMENTS', 200));
+/** Watched addresses in the catch-up part (BENCH_WATCHER_ADDRESSES, default one per transfer); transfers go round-robin over them. */
+const ADDRESSES = Math.round(positiveNumber('BENCH_WATCHER_ADDRESSES', TRANSFERS));
+/**
+ * What the catch-up's addresses belong to (BENCH_WATCHER_KIND): `invoice` (1 USDC each, funded by
+ * its first transfer) or `deposit` (a sweep threshold of 5 USDC: several transfers per address,
+ * as deposits receive them).
+ */
+const KIND = process.env.BENCH_WATCHER_KIND === 'deposit' ? 'deposit' : 'invoice';
+/** Mints per seeded block in the catch-up part (BENCH_WATCHER_MINTS_PER_BLOCK). */
+const MINTS_PER_BLOCK = Math.round(positiveNumber('BENCH_WATCHER_MINTS_PER_BLOCK', 2_000));
 const DEPTH = 2;
 const silent = { warn: () => undefined };
 let rpcId = 0;
@@ -79,30 +91,42 @@ try {
 }
 
 async function catchUpThroughput() {
-  const node = await startAnvil(['--gas-limit', '100000000']);
+  // Room for MINTS_PER_BLOCK mints at their 100,000 gas limit each.
+  const node = await startAnvil(['--gas-limit', String(Math.max(100_000_000, MINTS_PER_BLOCK * 100_000))]);
   const database = await openDatabase('catchup');
   const workers = Math.round(positiveNumber('BENCH_WATCHER_LEDGER_WORKERS', database.kind === 'postgres' ? 8 : 1));
-  console.log(`\n## catch-up: ${TRANSFERS} transfers to ${TRANSFERS} watched addresses (${storageName(database)}, ${workers} ledger worker(s))`);
+  console.log(`\n## catch-up: ${TRANSFERS} transfers to ${ADDRESSES} watched ${KIND} addresses (${storageName(database)}, ${workers} ledger worker(s))`);
   const token = await deployTestStablecoin({ rpcUrl: node.rpcUrl, privateKey: MINTER_KEY });
   const startBlock = await rpc(node.rpcUrl, 'eth_blockNumber');
   const shop = await seedShop(database.db);
-  const addresses = await seedIssuances(database.db, shop, token, TRANSFERS);
+  const watched = await seedIssuances(database.db, shop, token, ADDRESSES, KIND);
+  const addresses = Array.from({ length: TRANSFERS }, (_, index) => watched[index % watched.length]);
 
   let seeded = Date.now();
   await rpc(node.rpcUrl, 'evm_setAutomine', [false]);
   let nonce = Number(await rpc(node.rpcUrl, 'eth_getTransactionCount', [MINTER, 'pending']));
-  for (let start = 0; start < addresses.length; start += 500) {
-    const calls = addresses.slice(start, start + 500).map((to) => ({
-      method: 'eth_sendTransaction',
-      params: [{ from: MINTER, to: token, nonce: `0x${(nonce++).toString(16)}`, gas: '0x186a0', data: mintData(to, 1_000_000n) }],
-    }));
-    await rpcBatch(node.rpcUrl, calls);
+  // At most MINTS_PER_BLOCK mints per block, mined as soon as they are in the pool: a block's
+  // logs stay well under the watcher's 10 MiB answer bound (one block cannot be split), as on a
+  // gas-limited chain, and the node's pool never holds more than one block's worth (a pool of
+  // tens of thousands made seeding slow: 394 s for 50,000 in one block).
+  for (let block = 0; block < addresses.length; block += MINTS_PER_BLOCK) {
+    const inBlock = addresses.slice(block, block + MINTS_PER_BLOCK);
+    for (let start = 0; start < inBlock.length; start += 500) {
+      const calls = inBlock.slice(start, start + 500).map((to) => ({
+        method: 'eth_sendTransaction',
+        params: [{ from: MINTER, to: token, nonce: `0x${(nonce++).toString(16)}`, gas: '0x186a0', data: mintData(to, 1_000_000n) }],
+      }));
+      await rpcBatch(node.rpcUrl, calls);
+    }
+    await rpc(node.rpcUrl, 'evm_mine');
   }
   while (Number((await rpc(node.rpcUrl, 'txpool_status')).pending) > 0) await rpc(node.rpcUrl, 'evm_mine');
   await rpc(node.rpcUrl, 'evm_setAutomine', [true]);
   await rpc(node.rpcUrl, 'anvil_mine', [`0x${DEPTH.toString(16)}`]);
   const head = BigInt(await rpc(node.rpcUrl, 'eth_blockNumber'));
-  console.log(`seeded: ${TRANSFERS} mints up to block ${head - BigInt(DEPTH)}, head ${head}, in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+  const blocks = head - BigInt(DEPTH) - BigInt(startBlock);
+  console.log(`seeded: ${TRANSFERS} mints in ${blocks} blocks up to block ${head - BigInt(DEPTH)}, head ${head}, in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+  console.log(`load average before catch-up: ${fs.readFileSync('/proc/loadavg', 'utf8').trim()}`);
 
   const ledger = ledgerOver();
   const job = new EvmWatcherJob({
@@ -117,6 +141,7 @@ async function catchUpThroughput() {
   let passes = 0;
   while ((await job.run()) > 0) passes += 1;
   const seconds = (performance.now() - began) / 1000;
+  console.log(`load average after catch-up: ${fs.readFileSync('/proc/loadavg', 'utf8').trim()}`);
   const credited = await database.db
     .selectFrom('transfers')
     .select((eb) => eb.fn.countAll().as('count'))
@@ -390,8 +415,8 @@ async function seedShop(db) {
   return { id: shopId, merchantId };
 }
 
-/** `count` open live invoices of 1 USDC at distinct addresses; returns the addresses. */
-async function seedIssuances(db, shop, token, count) {
+/** `count` open live invoices of 1 USDC (or deposits with a 5 USDC sweep threshold) at distinct addresses; returns the addresses. */
+async function seedIssuances(db, shop, token, count, kind = 'invoice') {
   const now = new Date();
   const addresses = [];
   for (let start = 0; start < count; start += 1_000) {
@@ -401,18 +426,18 @@ async function seedIssuances(db, shop, token, count) {
       addresses.push(address);
       rows.push({
         id: newId(),
-        public_id: `inv_bench_${index}_${process.pid}`,
+        public_id: `${kind === 'invoice' ? 'inv' : 'dep'}_bench_${index}_${process.pid}`,
         shop_id: shop.id,
         merchant_id: shop.merchantId,
         group_id: null,
         group_position: null,
-        kind: 'invoice',
+        kind,
         sandbox: false,
         chain_id: 31337,
         family: 'evm',
         token,
         token_decimals: 6,
-        amount: '1000000',
+        amount: kind === 'invoice' ? '1000000' : null,
         status: 'open',
         address,
         next_allocation_at: null,
@@ -422,7 +447,7 @@ async function seedIssuances(db, shop, token, count) {
         fee_bps: 50,
         fee_minimum: '0',
         fee_maximum: '5000000000000000000',
-        sweep_threshold: null,
+        sweep_threshold: kind === 'invoice' ? null : '5000000',
         external_id: null,
         description: null,
         return_url: null,

@@ -117,6 +117,14 @@ export interface ChainAdapter {
    */
   sendPayout?(request: PayoutRequest): Promise<PayoutBroadcast>;
   /**
+   * Optional: the sweeps of several payouts due in the same pass, which a
+   * family may send together (EVM: `sweepBatch`, docs/decisions/0037). One
+   * outcome per request, in order; each has the meaning of `sendPayout`'s
+   * answer for that request (a rejection is its throw), under the same
+   * contract: asked again for a payout id, the adapter finds what it sent.
+   */
+  sendPayouts?(requests: readonly PayoutRequest[]): Promise<PromiseSettledResult<PayoutBroadcast>[]>;
+  /**
    * What the chain says against paying `recipient` in `token` (Solana: the
    * recipient holds no token account for the mint,
    * `solana_recipient_token_account_required`); undefined when nothing, or

@@ -18,8 +18,11 @@ export interface SendPayoutsDeps {
   readonly ledger: LedgerPorts;
 }
 
-/** Sent one after another within one lease, so the batch is small. */
-const BATCH = 10;
+/**
+ * Sent one after another within one lease, so the claim is small; large
+ * enough for a network's batched sweeps (EVM `sweepBatch`, docs/decisions/0037).
+ */
+const BATCH = 20;
 /** A payout no adapter can send yet (none configured for its network) is looked at again after this. */
 const NO_ADAPTER_RETRY_MS = 5 * 60_000;
 
@@ -27,6 +30,8 @@ interface Claimed {
   readonly payoutId: PayoutId;
   readonly adapterName: string;
   readonly send: (request: PayoutRequest) => Promise<PayoutBroadcast>;
+  /** The adapter's batched send, when it has one: the claimed payouts of one adapter go to it together. */
+  readonly sendMany: ((requests: readonly PayoutRequest[]) => Promise<PromiseSettledResult<PayoutBroadcast>[]>) | undefined;
   readonly request: PayoutRequest;
 }
 
@@ -36,7 +41,8 @@ interface Claimed {
  * held across the adapter call:
  * 1. claim due live payouts (SKIP LOCKED) and mark them `sending` under a
  *    lease (next_attempt_at = lease end), commit;
- * 2. ask the adapter, outside any transaction;
+ * 2. ask the adapter, outside any transaction (an adapter that sends several
+ *    at once, `sendPayouts`, gets all of its claimed payouts in one call);
  * 3. record the answer in a new transaction (`applyPayoutInput`): broadcast →
  *    `sent` + payout.sent; waiting_gas → retried later, no event (internal
  *    signal); failed → `failed` + payout.failed; a throw → `scheduled` with a
@@ -58,17 +64,20 @@ export class SendPayoutsJob implements Job {
     const now = clock.now();
     const lease = new Date(now.getTime() + SEND_LEASE_MS);
     const claimed = await inTransaction(db, (trx) => this.claim(trx, now, lease));
-    for (const { payoutId, adapterName, send, request } of claimed) {
-      let input: PayoutInput;
-      try {
-        input = inputOf(await send(request));
-      } catch (error) {
-        log.warn({ err: error, payoutId, adapter: adapterName }, 'payout send failed; retrying with back-off');
-        input = { type: 'send_error', message: error instanceof Error ? error.message : String(error) };
-      }
-      const outcome = await inTransaction(db, (trx) => applyPayoutInput(trx, { now: clock.now(), ledger }, payoutId, input, lease));
-      if (outcome.outcome === 'unchanged' && input.type === 'broadcast' && outcome.payout.txHash !== input.txHash) {
-        log.error({ payoutId, adapter: adapterName, recorded: outcome.payout.txHash, answered: input.txHash }, 'adapter answered another transaction for a payout already sent');
+    for (const group of groupsOf(claimed)) {
+      const answers = await sendGroup(group);
+      for (const [index, { payoutId, adapterName }] of group.entries()) {
+        const answer = answers[index] ?? { status: 'rejected', reason: new Error('the adapter gave no answer for this payout') };
+        let input: PayoutInput;
+        if (answer.status === 'fulfilled') input = inputOf(answer.value);
+        else {
+          log.warn({ err: answer.reason, payoutId, adapter: adapterName }, 'payout send failed; retrying with back-off');
+          input = { type: 'send_error', message: answer.reason instanceof Error ? answer.reason.message : String(answer.reason) };
+        }
+        const outcome = await inTransaction(db, (trx) => applyPayoutInput(trx, { now: clock.now(), ledger }, payoutId, input, lease));
+        if (outcome.outcome === 'unchanged' && input.type === 'broadcast' && outcome.payout.txHash !== input.txHash) {
+          log.error({ payoutId, adapter: adapterName, recorded: outcome.payout.txHash, answered: input.txHash }, 'adapter answered another transaction for a payout already sent');
+        }
       }
     }
     return claimed.length;
@@ -94,6 +103,7 @@ export class SendPayoutsJob implements Job {
     if (issuance === undefined) throw new Error(`payout ${payout.id} has no issuance`);
     const adapter = this.deps.adapters.adapterFor(false, payout.chainId, issuance.family);
     const sendPayout = adapter?.sendPayout;
+    const sendPayouts = adapter?.sendPayouts;
     if (adapter === undefined || sendPayout === undefined || issuance.address === null || payout.recipient === null) {
       this.deps.log.warn({ payoutId: payout.id, chainId: payout.chainId }, 'no chain adapter can send this payout yet; retrying later');
       return undefined;
@@ -102,6 +112,7 @@ export class SendPayoutsJob implements Job {
       payoutId: payout.id,
       adapterName: adapter.name,
       send: (request) => sendPayout.call(adapter, request),
+      sendMany: sendPayouts === undefined ? undefined : (requests) => sendPayouts.call(adapter, requests),
       request: {
         payoutId: payout.id,
         issuanceId: issuance.id,
@@ -116,6 +127,45 @@ export class SendPayoutsJob implements Job {
       },
     };
   }
+}
+
+/** The claimed payouts of one adapter that sends several at once go together; the others one by one. */
+function groupsOf(claimed: readonly Claimed[]): Claimed[][] {
+  const groups: Claimed[][] = [];
+  const byAdapter = new Map<string, Claimed[]>();
+  for (const item of claimed) {
+    if (item.sendMany === undefined) {
+      groups.push([item]);
+      continue;
+    }
+    const group = byAdapter.get(item.adapterName);
+    if (group === undefined) {
+      const fresh = [item];
+      byAdapter.set(item.adapterName, fresh);
+      groups.push(fresh);
+    } else group.push(item);
+  }
+  return groups;
+}
+
+async function sendGroup(group: readonly Claimed[]): Promise<PromiseSettledResult<PayoutBroadcast>[]> {
+  const [first] = group;
+  if (first !== undefined && group.length > 1 && first.sendMany !== undefined) {
+    try {
+      return await first.sendMany(group.map((item) => item.request));
+    } catch (reason) {
+      return group.map(() => ({ status: 'rejected', reason }));
+    }
+  }
+  const answers: PromiseSettledResult<PayoutBroadcast>[] = [];
+  for (const item of group) {
+    try {
+      answers.push({ status: 'fulfilled', value: await item.send(item.request) });
+    } catch (reason) {
+      answers.push({ status: 'rejected', reason });
+    }
+  }
+  return answers;
 }
 
 function inputOf(answer: PayoutBroadcast): PayoutInput {

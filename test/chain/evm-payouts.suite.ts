@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeAbiParameters, keccak256, parseEventLogs, toHex, type Address, type Hex } from 'viem';
+import { decodeFunctionData, encodeAbiParameters, keccak256, parseEventLogs, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type IvoryApp } from '../../src/app.js';
@@ -23,6 +23,7 @@ import { ledgerPorts } from '../../src/ledger-ports.js';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../support/anvil.js';
 import { TEST_SECRET_KEY } from '../support/app.js';
 import { freshDatabase } from '../support/database.js';
+import { startFaultyRpc } from '../support/faulty-rpc.js';
 import { createOwnerWithShop } from '../support/factories.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 
@@ -160,6 +161,25 @@ export function evmPayoutSuite(options: { readonly hardfork?: string; readonly t
     const row = await database.db.selectFrom('issuances').select(['address', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
     if (row.address === null) throw new Error('invoice got no address');
     return { id, address: row.address as Address, recipient, amount: USDC(tokens) };
+  }
+
+  /** A live shop's open deposit with a forwarder address (sweep threshold 10 USDC, minimum sweep 5, from the catalogue). */
+  async function openDeposit() {
+    const owner = await createOwnerWithShop(database.db, { sandbox: false });
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    await database.db.updateTable('shops').set({ recipient }).where('id', '=', owner.shop.id).execute();
+    const created = await app.server.inject({
+      method: 'POST',
+      url: `/api/v1/shops/${owner.shop.id}/deposits`,
+      headers: authed(owner.key.token, newIdempotencyKey()),
+      payload: { chain_id: anvil.chainId, token },
+    });
+    if (created.statusCode !== 202) throw new Error(`create deposit: ${created.statusCode} ${created.body}`);
+    await app.jobs.drain();
+    const id = created.json().id as string;
+    const row = await database.db.selectFrom('issuances').select(['address']).where('id', '=', id).executeTakeFirstOrThrow();
+    if (row.address === null) throw new Error('deposit got no address');
+    return { id, address: row.address as Address, recipient };
   }
 
   /** The payer's transfer on chain, then recorded confirmed as the watcher records it. */
@@ -497,6 +517,310 @@ export function evmPayoutSuite(options: { readonly hardfork?: string; readonly t
       expect(others).toEqual([]);
       expect(transaction).toMatchObject({ txHash: payout.tx_hash, status: 'confirmed' });
       expect(ledgerCalls.filter((call) => call.payoutId === payout.id).map((call) => call.call)).toEqual(['confirm', 'revert', 'confirm']);
+    });
+  });
+
+  describe('batched sweeps (issue 22 item 3, docs/decisions/0037)', () => {
+    /** `count` open invoices, all paid before the payout worker runs: their payouts are due in the same pass. */
+    async function paidTogether(count: number) {
+      const invoices = [];
+      for (let index = 0; index < count; index += 1) invoices.push(await openInvoice(10 + index));
+      for (const invoice of invoices) await pay(invoice, invoice.amount);
+      return invoices;
+    }
+
+    const fee = (amount: bigint) => (amount / 200n > USDC(0.1) ? amount / 200n : USDC(0.1));
+
+    async function payoutTypes(issuanceId: string) {
+      const rows = await database.db.selectFrom('events').select('type').where('issuance_id', '=', issuanceId).orderBy('sequence').execute();
+      return rows.map((row) => row.type).filter((type) => type.startsWith('payout.') || type === 'invoice.closed');
+    }
+
+    async function expectSweptOnceEach(invoices: readonly { address: Address; recipient: Address; amount: bigint }[]) {
+      for (const invoice of invoices) {
+        expect(await sweepsOf(invoice.address)).toHaveLength(1);
+        expect(await balanceOf(invoice.recipient)).toBe(invoice.amount - fee(invoice.amount));
+        expect(await balanceOf(invoice.address)).toBe(0n);
+      }
+    }
+
+    it('payouts due together go out as ONE sweepBatch transaction: each forwarder swept once with LEDGER\'s split, every member confirmed with its own events', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoices = await paidTogether(3);
+      await app.jobs.drain();
+      const sent = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      expect(sent.map((payout) => payout.status)).toEqual(['sent', 'sent', 'sent']);
+      const txHash = sent[0]!.tx_hash as Hex;
+      expect(sent.map((payout) => payout.tx_hash)).toEqual([txHash, txHash, txHash]);
+      const [transaction, ...others] = await listPayoutTransactions(database.db, anvil.chainId, sent[1]!.id);
+      expect(others).toEqual([]);
+      expect(transaction).toMatchObject({ txHash, payoutIds: sent.map((payout) => payout.id), status: 'pending' });
+      const onChain = await anvil.client.getTransaction({ hash: txHash });
+      expect(decodeFunctionData({ abi: invoiceForwarderFactoryAbi, data: onChain.input }).functionName).toBe('sweepBatch');
+      expect(onChain.type).toBe(options.transactionType);
+
+      await track(adapter);
+      expect((await payoutOf(invoices[0]!.id)).status).toBe('sent'); // not at depth yet
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const [index, invoice] of invoices.entries()) {
+        expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed', tx_hash: txHash });
+        expect(ledgerCalls.filter((call) => call.payoutId === sent[index]!.id).map((call) => call.call)).toEqual(['confirm']);
+        expect(await payoutTypes(invoice.id)).toEqual(['payout.sent', 'payout.confirmed', 'invoice.closed']);
+        expect((await sweepsOf(invoice.address))[0]?.transactionHash).toBe(txHash);
+      }
+      await expectSweptOnceEach(invoices);
+      expect((await listPayoutTransactions(database.db, anvil.chainId, sent[2]!.id))[0]?.status).toBe('confirmed');
+    });
+
+    it('batches are per factory: deposits due with an invoice go in their own sweepBatch on the deposit factory, the invoice alone', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoice = await openInvoice(10);
+      const deposits = [await openDeposit(), await openDeposit()];
+      await pay(invoice, invoice.amount);
+      for (const deposit of deposits) await pay(deposit, USDC(10));
+      await app.jobs.drain();
+      const invoiceSent = await payoutOf(invoice.id);
+      const depositSent = await Promise.all(deposits.map((deposit) => payoutOf(deposit.id)));
+      expect([invoiceSent, ...depositSent].map((payout) => payout.status)).toEqual(['sent', 'sent', 'sent']);
+      expect(depositSent[0]!.tx_hash).toBe(depositSent[1]!.tx_hash);
+      expect(invoiceSent.tx_hash).not.toBe(depositSent[0]!.tx_hash);
+      const batch = await anvil.client.getTransaction({ hash: depositSent[0]!.tx_hash as Hex });
+      expect(batch.to?.toLowerCase()).toBe(network.mainFactory.toLowerCase());
+      expect(decodeFunctionData({ abi: depositForwarderFactoryAbi, data: batch.input }).functionName).toBe('sweepBatch');
+      const alone = await anvil.client.getTransaction({ hash: invoiceSent.tx_hash as Hex });
+      expect(alone.to?.toLowerCase()).toBe(network.invoiceFactory.toLowerCase());
+      expect(decodeFunctionData({ abi: invoiceForwarderFactoryAbi, data: alone.input }).functionName).toBe('sweep');
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const issuance of [invoice, ...deposits]) expect((await payoutOf(issuance.id)).status).toBe('confirmed');
+      for (const deposit of deposits) {
+        expect(await sweepsOf(deposit.address)).toHaveLength(1);
+        expect(await balanceOf(deposit.recipient)).toBe(USDC(10) - fee(USDC(10)));
+      }
+      await expectSweptOnceEach([invoice]);
+    });
+
+    it('a relayer that cannot pay for the batch parks every member in gas.wait; funded, they go out as one batch', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoices = await paidTogether(2);
+      const funded = await anvil.client.getBalance({ address: relayer });
+      await anvil.client.setBalance({ address: relayer, value: 0n });
+      await app.jobs.drain();
+      for (const invoice of invoices) expect(await payoutOf(invoice.id)).toMatchObject({ status: 'waiting_gas', tx_hash: null });
+      await anvil.client.setBalance({ address: relayer, value: funded });
+      await track(adapter);
+      await app.jobs.drain();
+      const sent = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      expect(sent.map((payout) => payout.status)).toEqual(['sent', 'sent']);
+      expect(sent[0]!.tx_hash).toBe(sent[1]!.tx_hash);
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const invoice of invoices) expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+      await expectSweptOnceEach(invoices);
+    });
+
+    it('the batch size is capped by the network\'s sweepBatchMax (catalogue sweep_batch_max); a batch of one is a plain sweep', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps({ network: { ...network, sweepBatchMax: 2 } })));
+      const invoices = await paidTogether(3);
+      await app.jobs.drain();
+      const sent = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      expect(sent.map((payout) => payout.status)).toEqual(['sent', 'sent', 'sent']);
+      expect(sent[0]!.tx_hash).toBe(sent[1]!.tx_hash);
+      expect(sent[2]!.tx_hash).not.toBe(sent[0]!.tx_hash);
+      const alone = await anvil.client.getTransaction({ hash: sent[2]!.tx_hash as Hex });
+      expect(decodeFunctionData({ abi: invoiceForwarderFactoryAbi, data: alone.input }).functionName).toBe('sweep');
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const invoice of invoices) expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+      await expectSweptOnceEach(invoices);
+    });
+
+    it('killed after signing a batch, before the commit: nothing stored, no nonce taken; the restarted process sweeps each exactly once', async () => {
+      serveWith(createEvmChainAdapter(adapterDeps({ hooks: { afterSign: () => { throw new Error('killed after sign'); } } })));
+      const invoices = await paidTogether(2);
+      await app.jobs.drain();
+      const payouts = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      for (const payout of payouts) {
+        expect(payout).toMatchObject({ status: 'scheduled', attempts: 1 });
+        expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toEqual([]);
+      }
+
+      const restarted = serveWith(createEvmChainAdapter(adapterDeps()));
+      clock.advance(60_000);
+      await app.jobs.drain();
+      await mine(CONFIRMATIONS);
+      await track(restarted);
+      for (const payout of payouts) {
+        expect((await payoutOf(payout.issuance_id)).status).toBe('confirmed');
+        expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toHaveLength(1);
+      }
+      expect((await payoutOf(invoices[0]!.id)).tx_hash).toBe((await payoutOf(invoices[1]!.id)).tx_hash);
+      await expectSweptOnceEach(invoices);
+    });
+
+    it('killed after the batch\'s commit, before its broadcast: the restarted process broadcasts the STORED batch; one sweep each', async () => {
+      serveWith(createEvmChainAdapter(adapterDeps({ hooks: { afterCommit: () => { throw new Error('killed after commit'); } } })));
+      const invoices = await paidTogether(2);
+      await app.jobs.drain();
+      const payouts = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      const [stored, ...more] = await listPayoutTransactions(database.db, anvil.chainId, payouts[0]!.id);
+      expect(more).toEqual([]);
+      expect(stored).toMatchObject({ status: 'pending', broadcastAt: null, payoutIds: payouts.map((payout) => payout.id) });
+      for (const invoice of invoices) expect(await sweepsOf(invoice.address)).toHaveLength(0);
+
+      const restarted = serveWith(createEvmChainAdapter(adapterDeps()));
+      clock.advance(60_000);
+      await app.jobs.drain();
+      for (const invoice of invoices) expect(await payoutOf(invoice.id)).toMatchObject({ status: 'sent', tx_hash: stored?.txHash });
+      await mine(CONFIRMATIONS);
+      await track(restarted);
+      for (const [index, invoice] of invoices.entries()) {
+        expect(await payoutOf(invoice.id)).toMatchObject({ status: 'confirmed', tx_hash: stored?.txHash });
+        expect(await listPayoutTransactions(database.db, anvil.chainId, payouts[index]!.id)).toHaveLength(1);
+      }
+      await expectSweptOnceEach(invoices);
+    });
+
+    it('killed after the broadcast, before the answers were recorded: asked again, the adapter answers the batch it sent; no second transaction', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoices = await paidTogether(2);
+      const payouts = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      const requests = invoices.map((invoice, index) => ({
+        payoutId: payouts[index]!.id,
+        issuanceId: invoice.id,
+        chainId: anvil.chainId,
+        family: 'evm' as const,
+        token,
+        tokenDecimals: 6,
+        fromAddress: invoice.address,
+        recipient: invoice.recipient,
+        toRecipient: BigInt(payouts[index]!.to_recipient),
+        toOperator: BigInt(payouts[index]!.to_operator),
+      }));
+      // A worker that broadcast and died: its answers never reached the payouts.
+      const lost = await createEvmChainAdapter(adapterDeps()).sendPayouts(requests);
+      const txHash = (await listPayoutTransactions(database.db, anvil.chainId, payouts[0]!.id))[0]?.txHash;
+      expect(lost).toEqual(requests.map(() => ({ status: 'fulfilled', value: { kind: 'broadcast', txHash } })));
+      expect((await payoutOf(invoices[0]!.id)).status).toBe('scheduled');
+
+      await app.jobs.drain();
+      for (const invoice of invoices) expect(await payoutOf(invoice.id)).toMatchObject({ status: 'sent', tx_hash: txHash });
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const [index, invoice] of invoices.entries()) {
+        expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+        expect(await listPayoutTransactions(database.db, anvil.chainId, payouts[index]!.id)).toHaveLength(1);
+      }
+      await expectSweptOnceEach(invoices);
+    });
+
+    it('a batch whose simulation fails (the node refuses its gas estimate) is sent as single sweeps: nobody waits', async () => {
+      const proxy = await startFaultyRpc(anvil.rpcUrl);
+      try {
+        let refused = 0;
+        proxy.fault = { kind: 'rpc_error', code: 3, message: 'execution reverted' };
+        // The pass's first gas estimate is the batch's (each forwarder alone is simulated with eth_call).
+        proxy.hits = (method) => method === 'eth_estimateGas' && refused++ === 0;
+        const adapter = serveWith(createEvmChainAdapter(adapterDeps({ network: { ...network, rpcUrl: proxy.url, rpcUrls: [proxy.url] } })));
+        const invoices = await paidTogether(2);
+        await app.jobs.drain();
+        expect(proxy.faulted.get('eth_estimateGas')).toBe(1);
+        const sent = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+        expect(sent.map((payout) => payout.status)).toEqual(['sent', 'sent']);
+        expect(sent[0]!.tx_hash).not.toBe(sent[1]!.tx_hash);
+        for (const payout of sent) expect((await listPayoutTransactions(database.db, anvil.chainId, payout.id))[0]?.payoutIds).toEqual([payout.id]);
+        await mine(CONFIRMATIONS);
+        await track(adapter);
+        for (const invoice of invoices) expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+        await expectSweptOnceEach(invoices);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a batch that reverts on chain (one forwarder underfunded at inclusion) is sweep.failed for every member; next time each goes alone, so the bad sweep blocks nobody', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const [good, bad] = await paidTogether(2);
+      await anvil.client.setAutomine(false);
+      try {
+        await app.jobs.drain();
+        // Between broadcast and inclusion one forwarder loses a unit: the whole batch reverts `Underfunded`.
+        await anvil.client.setStorageAt({ address: token, index: balanceSlot(bad!.address), value: toHex(bad!.amount - 1n, { size: 32 }) });
+        await mine(1);
+      } finally {
+        await anvil.client.setAutomine(true);
+      }
+      const goodPayout = await payoutOf(good!.id);
+      const badPayout = await payoutOf(bad!.id);
+      const failedHash = goodPayout.tx_hash as Hex;
+      expect(badPayout.tx_hash).toBe(failedHash);
+      expect((await anvil.client.getTransactionReceipt({ hash: failedHash })).status).toBe('reverted');
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const payout of [goodPayout, badPayout]) {
+        expect(ledgerCalls).toContainEqual({ call: 'sweepFailed', payoutId: payout.id, txHash: failedHash });
+        expect(await payoutOf(payout.issuance_id)).toMatchObject({ status: 'scheduled', tx_hash: null });
+      }
+
+      // Next pass (after the failed attempt's back-off): each alone. The good one is swept; the bad one has nothing to sweep yet (a throw, backed off).
+      clock.advance(60_000);
+      await app.jobs.drain();
+      expect((await payoutOf(good!.id)).status).toBe('sent');
+      expect((await payoutOf(bad!.id)).status).toBe('scheduled');
+      const single = await listPayoutTransactions(database.db, anvil.chainId, goodPayout.id);
+      expect(single.map((row) => [row.status, row.payoutIds.length])).toEqual([['pending', 1], ['failed', 2]]);
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      expect((await payoutOf(good!.id)).status).toBe('confirmed');
+      expect(await sweepsOf(good!.address)).toHaveLength(1);
+      expect(await balanceOf(good!.recipient)).toBe(good!.amount - fee(good!.amount));
+
+      // Once the bad forwarder holds its amount again, it is swept too, alone.
+      await anvil.client.setStorageAt({ address: token, index: balanceSlot(bad!.address), value: toHex(bad!.amount, { size: 32 }) });
+      clock.advance(60 * 60_000);
+      await app.jobs.drain();
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      expect((await payoutOf(bad!.id)).status).toBe('confirmed');
+      const badTransactions = await listPayoutTransactions(database.db, anvil.chainId, badPayout.id);
+      expect(badTransactions.map((row) => [row.status, row.payoutIds.length])).toEqual([['confirmed', 1], ['failed', 2]]);
+      await expectSweptOnceEach([good!, bad!]);
+    });
+
+    it('a reorg that drops a confirmed batch gives payout.reverted for every member; the same batch transaction is redone and confirms each again', async () => {
+      const adapter = serveWith(createEvmChainAdapter(adapterDeps()));
+      const invoices = await paidTogether(2);
+      await app.jobs.drain();
+      const payouts = await Promise.all(invoices.map((invoice) => payoutOf(invoice.id)));
+      const txHash = payouts[0]!.tx_hash as Hex;
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const invoice of invoices) expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+
+      const sweepBlock = (await anvil.client.getTransactionReceipt({ hash: txHash })).blockNumber;
+      const depth = (await anvil.client.getBlockNumber()) - sweepBlock + 1n;
+      await anvil.client.request({ method: 'anvil_rollback' as never, params: [Number(depth)] as never });
+      await anvil.client.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never });
+      await track(adapter); // the node is below the batch's block: nothing decided yet (decision 0025)
+      for (const invoice of invoices) expect((await payoutOf(invoice.id)).status).toBe('confirmed');
+      await mine(2);
+      for (const invoice of invoices) expect(await sweepsOf(invoice.address)).toHaveLength(0);
+      await track(adapter);
+      for (const payout of payouts) {
+        expect(ledgerCalls.filter((call) => call.payoutId === payout.id).map((call) => call.call)).toEqual(['confirm', 'revert']);
+        expect((await payoutOf(payout.issuance_id)).status).toBe('sent');
+        expect(await payoutTypes(payout.issuance_id)).toEqual(['payout.sent', 'payout.confirmed', 'invoice.closed', 'payout.reverted']);
+      }
+      await mine(1);
+      await mine(CONFIRMATIONS);
+      await track(adapter);
+      for (const payout of payouts) {
+        expect(await payoutOf(payout.issuance_id)).toMatchObject({ status: 'confirmed', tx_hash: txHash });
+        expect(ledgerCalls.filter((call) => call.payoutId === payout.id).map((call) => call.call)).toEqual(['confirm', 'revert', 'confirm']);
+        expect(await listPayoutTransactions(database.db, anvil.chainId, payout.id)).toMatchObject([{ txHash, status: 'confirmed' }]);
+      }
+      await expectSweptOnceEach(invoices);
     });
   });
 }

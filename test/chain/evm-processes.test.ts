@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { erc20Abi, getAddress, maxUint256, keccak256, parseAbi, parseEventLogs, type Address, type Hex } from 'viem';
+import { decodeFunctionData, erc20Abi, getAddress, maxUint256, keccak256, parseAbi, parseEventLogs, parseTransaction, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deployContracts, deployTestStablecoin, invoiceForwarderFactoryAbi, type DeployedContracts } from '../../src/chains/evm/contracts/index.js';
@@ -473,19 +473,27 @@ describe.skipIf(!onPostgres)('two worker processes on one PostgreSQL (issue 9 "T
     }
     expect((await balanceOf(chain, FEE_WALLET)) - feeWalletBefore).toBe(amounts.reduce((sum, amount) => sum + fee(amount), 0n));
 
-    // In the database: one payout per invoice, one signed transaction per payout, one transfer per payment.
+    // In the database: one payout per invoice, each the member of exactly one signed attempt (alone, or
+    // in a sweepBatch with others due in the same pass: docs/decisions/0037), one transfer per payment.
     const payouts = await handle.db.selectFrom('payouts').select(['issuance_id', 'status', 'tx_hash', 'id']).where('issuance_id', 'in', ids).execute();
     expect(payouts).toHaveLength(INVOICES);
     expect(new Set(payouts.map((payout) => payout.issuance_id)).size).toBe(INVOICES);
     for (const payout of payouts) expect(payout.status).toBe('confirmed');
-    const signed = await handle.db
+    const members = await handle.db
       .withTables<EvmTables>()
-      .selectFrom('evm_payout_transactions')
-      .select(['payout_id', 'nonce', 'status', 'tx_hash'])
+      .selectFrom('evm_payout_members')
+      .select(['payout_id', 'nonce'])
       .where('payout_id', 'in', payouts.map((payout) => payout.id))
       .execute();
-    expect(signed).toHaveLength(INVOICES);
-    expect(new Set(signed.map((row) => String(row.nonce))).size).toBe(INVOICES); // no nonce signed twice
+    expect(members).toHaveLength(INVOICES);
+    const nonces = [...new Set(members.map((row) => String(row.nonce)))];
+    const signed = await handle.db.withTables<EvmTables>().selectFrom('evm_payout_transactions').select(['nonce', 'status', 'tx_hash']).where('nonce', 'in', nonces).execute();
+    expect(signed).toHaveLength(nonces.length); // one signature per attempt: no nonce signed twice, nothing replaced
+    for (const payout of payouts) {
+      const nonce = String(members.find((row) => row.payout_id === payout.id)?.nonce);
+      expect(signed.find((row) => String(row.nonce) === nonce)).toMatchObject({ status: 'confirmed', tx_hash: payout.tx_hash });
+    }
+    console.warn(`[processes] ${INVOICES} payouts in ${nonces.length} sweep transactions`);
     const transfers = await handle.db.selectFrom('transfers').select(['tx_hash']).where('issuance_id', 'in', ids).execute();
     expect(transfers.map((row) => row.tx_hash).sort()).toEqual([...payments].sort());
 
@@ -611,6 +619,60 @@ describe('a serve process killed mid-payout, then restarted (issue 9 "Tests": ex
       expect(types.map((row) => row.type)).toEqual(['transfer.observed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);
     });
     console.warn(`[processes] killed after commit → restarted → settled: ${settledAt - started} ms in all (${onPostgres ? 'PostgreSQL' : 'PGlite'})`);
+  }, 90_000);
+
+  it('killed after committing a BATCH of sweeps, before its broadcast: the restarted process broadcasts the stored sweepBatch; one sweep per invoice (docs/decisions/0037)', async () => {
+    const shop = shops[0] as (typeof shops)[number];
+    const first = await serve('serve-batch-1');
+    await fundRelayer(baseUrl, chain);
+    const amounts = [usd(12), usd(13)];
+    const ids = await Promise.all(amounts.map((amount) => createInvoice(baseUrl, chain, shop, amount)));
+    const invoices = await Promise.all(
+      ids.map((id) =>
+        waitFor('the invoice open with an address', async () => {
+          const view = await readIssuance(baseUrl, shop, id);
+          return view.status === 'open' && view.address !== null ? { id, address: getAddress(view.address) } : undefined;
+        }, { processes: [first] }),
+      ),
+    );
+    // Both paid in one transaction: credited together, their payouts due in the same pass.
+    proxy.holdBroadcasts = true;
+    const broadcastsBefore = proxy.broadcasts.length;
+    const client = chain.anvil.client;
+    const batcher = await deployBatcher(chain.anvil, PAYER);
+    await client.waitForTransactionReceipt({ hash: await client.writeContract({ account: PAYER, chain: chain.anvil.chain, address: chain.token, abi: erc20Abi, functionName: 'approve', args: [batcher.address, maxUint256] }) });
+    const paid = await client.writeContract({ account: PAYER, chain: chain.anvil.chain, address: batcher.address, abi: batcher.abi, functionName: 'pay', args: [chain.token, invoices.map((invoice) => invoice.address), amounts] });
+    expect((await client.waitForTransactionReceipt({ hash: paid })).status).toBe('success');
+    await client.mine({ blocks: CONFIRMATIONS });
+
+    const held = await waitFor('a held eth_sendRawTransaction', async () => proxy.broadcasts[broadcastsBefore], { processes: [first], timeoutMs: 20_000 });
+    await kill(first);
+    const heldHash = keccak256(held.raw);
+    expect(decodeFunctionData({ abi: invoiceForwarderFactoryAbi, data: parseTransaction(held.raw).data ?? '0x' }).functionName).toBe('sweepBatch');
+    const stored = await withDb(database, async (handle) => {
+      const payouts = await handle.db.selectFrom('payouts').select(['id']).where('issuance_id', 'in', ids).execute();
+      const members = await handle.db.withTables<EvmTables>().selectFrom('evm_payout_members').select(['payout_id', 'nonce']).where('payout_id', 'in', payouts.map((payout) => payout.id)).execute();
+      const rows = await handle.db.withTables<EvmTables>().selectFrom('evm_payout_transactions').select(['tx_hash', 'status', 'broadcast_at', 'payout_id']).where('tx_hash', '=', heldHash).execute();
+      return { payouts, members, rows };
+    });
+    expect(stored.rows).toEqual([{ tx_hash: heldHash, status: 'pending', broadcast_at: null, payout_id: null }]);
+    expect(stored.members).toHaveLength(2);
+    expect(new Set(stored.members.map((member) => String(member.nonce))).size).toBe(1);
+
+    proxy.holdBroadcasts = false;
+    const second = await serve('serve-batch-2');
+    const settled = await Promise.all(ids.map((id) => waitSettled(second, shop, id)));
+    expect(settled.map((view) => view.payout_tx_hash)).toEqual([heldHash, heldHash]);
+    const swept = (await sweptLogs(chain)).filter((log) => invoices.some((invoice) => invoice.address === log.forwarder));
+    expect(swept).toEqual(invoices.map((invoice, index) => ({ forwarder: invoice.address, toRecipient: (amounts[index] as bigint) - fee(amounts[index] as bigint), toOperator: fee(amounts[index] as bigint), txHash: heldHash })));
+    expect(new Set(proxy.broadcasts.slice(broadcastsBefore).map((call) => call.raw))).toEqual(new Set([held.raw])); // no second transaction was ever signed
+    await stop(second);
+    await withDb(database, async (handle) => {
+      for (const id of ids) {
+        const types = await handle.db.selectFrom('events').select('type').where('issuance_id', '=', id).orderBy('sequence').execute();
+        expect(types.map((row) => row.type)).toEqual(['transfer.observed', 'transfer.confirmed', 'payout.sent', 'payout.confirmed', 'invoice.closed']);
+      }
+    });
   }, 90_000);
 
   it.skipIf(!onPostgres)(

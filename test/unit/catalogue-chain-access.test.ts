@@ -64,6 +64,7 @@ describe('catalogue: live EVM network access', () => {
       pollIntervalMs: 1_000,
       maxBlockRange: 2_000,
       useFinalizedTag: false,
+      sweepBatchMax: 10,
     });
     const tuned = load({
       rpc_url: 'https://rpc.example/key',
@@ -72,8 +73,9 @@ describe('catalogue: live EVM network access', () => {
       poll_interval_ms: 250,
       max_block_range: 500,
       use_finalized_tag: true,
+      sweep_batch_max: 3,
     }).load();
-    expect(tuned.network(31337)?.chain).toMatchObject({ confirmations: 0, feeWallet: FACTORY_A, pollIntervalMs: 250, maxBlockRange: 500, useFinalizedTag: true });
+    expect(tuned.network(31337)?.chain).toMatchObject({ confirmations: 0, feeWallet: FACTORY_A, pollIntervalMs: 250, maxBlockRange: 500, useFinalizedTag: true, sweepBatchMax: 3 });
   });
 
   it('a network without rpc_url is not live', () => {
@@ -96,6 +98,9 @@ describe('catalogue: live EVM network access', () => {
     ['confirmations needs rpc_url', { confirmations: 2 }, '.confirmations: needs rpc_url'],
     ['fee_wallet is an EVM address', { rpc_url: 'http://x', fee_wallet: '0x12' }, '.fee_wallet: must be an EVM address'],
     ['use_finalized_tag is a boolean', { rpc_url: 'http://x', use_finalized_tag: 'yes' }, '.use_finalized_tag: must be true or false'],
+    // Issue 22 item 3 (docs/decisions/0037): sweeps per sweepBatch transaction, 1 sends each alone.
+    ['sweep_batch_max is at least 1', { rpc_url: 'http://x', sweep_batch_max: 0 }, '.sweep_batch_max: must be an integer from 1'],
+    ['sweep_batch_max is at most 100', { rpc_url: 'http://x', sweep_batch_max: 101 }, '.sweep_batch_max: must be an integer from 1'],
   ])('%s', (_rule, overrides, message) => {
     const text = failure(overrides);
     expect(text).toContain('(chain_id 31337)' + message);

@@ -1,3 +1,4 @@
+import { DEFAULT_SWEEP_BATCH_MAX } from './evm-network.js';
 import { accessFields, isWebUrl, type AccessFail, type AccessParser, type AccessSection } from '../access-section.js';
 
 /**
@@ -19,12 +20,16 @@ export interface EvmAccess {
   readonly pollIntervalMs: number;
   readonly maxBlockRange: number;
   readonly useFinalizedTag: boolean;
+  /** The most sweeps of one factory sent in one `sweepBatch` transaction (docs/decisions/0037). */
+  readonly sweepBatchMax: number;
 }
 
 const MAX_CONFIRMATIONS = 10_000;
 const DEFAULT_POLL_INTERVAL_MS = 1_000;
 const DEFAULT_MAX_BLOCK_RANGE = 2_000;
-const TUNING = ['confirmations', 'fee_wallet', 'poll_interval_ms', 'max_block_range', 'use_finalized_tag'] as const;
+const TUNING = ['confirmations', 'fee_wallet', 'poll_interval_ms', 'max_block_range', 'use_finalized_tag', 'sweep_batch_max'] as const;
+/** More would risk a block's gas limit on small networks for no saving (docs/decisions/0037). */
+const MAX_SWEEP_BATCH = 100;
 
 /**
  * An EVM entry is live with a node (`rpc_url`, `rpc_urls` or both) and both
@@ -49,6 +54,7 @@ export const evmAccessParser: AccessParser<EvmAccess> = {
       pollIntervalMs: read.integer('poll_interval_ms', 50, 600_000, DEFAULT_POLL_INTERVAL_MS),
       maxBlockRange: read.integer('max_block_range', 1, 1_000_000, DEFAULT_MAX_BLOCK_RANGE),
       useFinalizedTag: read.boolean('use_finalized_tag', false),
+      sweepBatchMax: read.integer('sweep_batch_max', 1, MAX_SWEEP_BATCH, DEFAULT_SWEEP_BATCH_MAX),
     });
   },
 };

@@ -6,7 +6,7 @@ import type { Db } from '../../platform/database/database.js';
 import type { EvmNetwork } from './evm-network.js';
 import { allocateForwarder } from './forwarders/index.js';
 import type { SweepLedger } from '../ledger-ports.js';
-import { EvmPayoutTracker, sendEvmPayout, type EvmLog, type PayoutTrackerTuning, type SigningHooks } from './payouts/index.js';
+import { EvmPayoutTracker, sendEvmPayout, sendEvmPayouts, type EvmLog, type PayoutTrackerTuning, type SigningHooks } from './payouts/index.js';
 import { createRpcClient } from './relayer/index.js';
 
 export interface EvmChainAdapterDeps {
@@ -27,6 +27,7 @@ export interface EvmChainAdapterDeps {
 /** The EVM adapter: a ChainAdapter that also owns its network's payout tracker job. */
 export interface EvmChainAdapter extends ChainAdapter {
   sendPayout(request: PayoutRequest): Promise<PayoutBroadcast>;
+  sendPayouts(requests: readonly PayoutRequest[]): Promise<PromiseSettledResult<PayoutBroadcast>[]>;
   /** The job that confirms, fails, bumps and re-sends this network's sweeps; run it with the other workers. */
   readonly payoutTracker: EvmPayoutTracker;
 }
@@ -34,8 +35,8 @@ export interface EvmChainAdapter extends ChainAdapter {
 /**
  * One live EVM network behind the `ChainAdapter` seam (ARCHITECTURE "Chains"):
  * addresses are CREATE2 predictions of per-issuance forwarders; payouts are
- * `sweep(terms)` calls sent by the network's relayer, signed and stored before
- * they are broadcast. The adapter keeps nothing in memory between calls, so
+ * `sweep(terms)` calls sent by the network's relayer (`sweepBatch(terms[])`
+ * for several due together), signed and stored before they are broadcast. The adapter keeps nothing in memory between calls, so
  * any number of processes may run it on one database.
  */
 export function createEvmChainAdapter(deps: EvmChainAdapterDeps): EvmChainAdapter {
@@ -52,6 +53,9 @@ export function createEvmChainAdapter(deps: EvmChainAdapterDeps): EvmChainAdapte
     },
     async sendPayout(request: PayoutRequest): Promise<PayoutBroadcast> {
       return sendEvmPayout({ ...deps, client }, request);
+    },
+    async sendPayouts(requests: readonly PayoutRequest[]): Promise<PromiseSettledResult<PayoutBroadcast>[]> {
+      return sendEvmPayouts({ ...deps, client }, requests);
     },
   };
 }

@@ -104,6 +104,7 @@ function scanTargetOf(network: ChainNetwork, chain: EvmAccess): Omit<EvmNetwork,
     pollIntervalMs: chain.pollIntervalMs,
     maxBlockRange: chain.maxBlockRange,
     useFinalizedTag: chain.useFinalizedTag,
+    sweepBatchMax: chain.sweepBatchMax,
   };
 }
 
@@ -129,6 +130,7 @@ function deferAdapter(base: Omit<EvmNetwork, 'feeWallet'>, configured: string | 
     name: `evm-${base.chainId}`,
     allocateAddress: async (request: AddressRequest) => (await resolve()).allocateAddress(request),
     sendPayout: async (request: PayoutRequest): Promise<PayoutBroadcast> => (await resolve()).sendPayout(request),
+    sendPayouts: async (requests: readonly PayoutRequest[]): Promise<PromiseSettledResult<PayoutBroadcast>[]> => (await resolve()).sendPayouts(requests),
   };
   const tracker: Job = {
     name: `evm-payout-tracker-${base.chainId}`,

@@ -38,4 +38,13 @@ export interface EvmNetwork {
   readonly maxBlockRange: number;
   /** Scan only up to the `finalized` block tag instead of head − confirmations (networks with finality). */
   readonly useFinalizedTag: boolean;
+  /**
+   * The most sweeps of one factory sent together in one `sweepBatch`
+   * transaction (catalogue `sweep_batch_max`; 1 sends each alone).
+   * Default `DEFAULT_SWEEP_BATCH_MAX`.
+   */
+  readonly sweepBatchMax?: number;
 }
+
+/** Sweeps per batch unless the catalogue says otherwise (docs/decisions/0037: gas per sweep flattens out well before it). */
+export const DEFAULT_SWEEP_BATCH_MAX = 10;

@@ -1,7 +1,7 @@
 import { getAddress, type PublicClient } from 'viem';
 import type { Clock } from '../../../platform/clock.js';
 import { newId, type SecretBox } from '../../../platform/crypto.js';
-import { inTransaction, type Db } from '../../../platform/database/database.js';
+import { inTransaction, type Db, type Tx } from '../../../platform/database/database.js';
 import type { Job } from '../../../platform/jobs.js';
 import type { EvmNetwork } from '../evm-network.js';
 import type { SweepLedger } from '../../ledger-ports.js';
@@ -119,19 +119,26 @@ export class EvmPayoutTracker implements Job {
       try {
         changes += await this.track(row);
       } catch (error) {
-        log.warn({ err: error, payoutId: row.payoutId, nonce: row.nonce.toString(), chainId: network.chainId }, 'payout transaction tracking failed; retrying next round');
+        log.warn({ err: error, payoutIds: row.payoutIds, nonce: row.nonce.toString(), chainId: network.chainId }, 'payout transaction tracking failed; retrying next round');
       }
     }
     return changes;
   }
 
-  /** One attempt: every transaction signed for `sample`'s nonce. */
+  /**
+   * One attempt: every transaction signed for `sample`'s nonce. A batch's
+   * payouts share its fate: each member is told in the same database
+   * transaction as the row's new status, in the batch's order.
+   */
   private async track(sample: PayoutTransaction): Promise<number> {
     const { db, clock, network, client, ledger } = this.deps;
-    const attempt = (await listAttempt(db, network.chainId, sample.relayer, sample.nonce)).filter((row) => row.payoutId === sample.payoutId);
+    const attempt = await listAttempt(db, network.chainId, sample.relayer, sample.nonce);
     const observation = await observeAttempt(client, network.confirmations, sample.relayer, attempt);
     const now = clock.now();
-    const payoutId = sample.payoutId;
+    const payoutIds = sample.payoutIds;
+    const revertAll = async (trx: Tx) => {
+      for (const payoutId of payoutIds) await ledger.revertPayout(trx, now, { payoutId });
+    };
 
     if (observation.kind === 'mined') {
       const { transaction, minedIn, atDepth } = observation;
@@ -141,7 +148,7 @@ export class EvmPayoutTracker implements Job {
         if (minedIn.success) return (await moveTransaction(db, transaction.id, ['confirmed'], 'confirmed', now, minedIn)) ? 1 : 0;
         return inTransaction(db, async (trx) => {
           if (!(await moveTransaction(trx, transaction.id, ['confirmed'], 'mined', now, minedIn))) return 0;
-          await ledger.revertPayout(trx, now, { payoutId });
+          await revertAll(trx);
           return 1;
         });
       }
@@ -153,13 +160,15 @@ export class EvmPayoutTracker implements Job {
           return 1;
         });
       }
-      const latest = await this.isLatestAttempt(transaction);
+      const latest = minedIn.success ? payoutIds : await this.stillOnAttempt(transaction);
       return inTransaction(db, async (trx) => {
         const to = minedIn.success ? 'confirmed' : 'failed';
         if (!(await moveTransaction(trx, transaction.id, ['pending', 'mined', 'replaced', 'dropped'], to, now, minedIn))) return 0;
         await moveSiblings(trx, transaction, ['pending', 'mined'], 'replaced', now);
-        if (minedIn.success) await ledger.confirmPayout(trx, now, { payoutId, txHash: transaction.txHash });
-        else if (latest) await ledger.sweepFailed(trx, now, { payoutId, txHash: transaction.txHash });
+        for (const payoutId of latest) {
+          if (minedIn.success) await ledger.confirmPayout(trx, now, { payoutId, txHash: transaction.txHash });
+          else await ledger.sweepFailed(trx, now, { payoutId, txHash: transaction.txHash });
+        }
         return 1;
       });
     }
@@ -167,13 +176,13 @@ export class EvmPayoutTracker implements Job {
     if (observation.kind === 'nonce_taken') {
       const wasConfirmed = attempt.some((row) => row.status === 'confirmed');
       const newest = attempt[0] ?? sample;
-      const latest = await this.isLatestAttempt(newest);
+      const latest = await this.stillOnAttempt(newest);
       return inTransaction(db, async (trx) => {
         let moved = false;
         for (const row of attempt) moved = (await moveTransaction(trx, row.id, LIVE_STATUSES, 'dropped', now, undefined)) || moved;
         if (!moved) return 0;
-        if (wasConfirmed) await ledger.revertPayout(trx, now, { payoutId });
-        else if (latest) await ledger.sweepFailed(trx, now, { payoutId, txHash: newest.txHash });
+        if (wasConfirmed) await revertAll(trx);
+        else for (const payoutId of latest) await ledger.sweepFailed(trx, now, { payoutId, txHash: newest.txHash });
         return 1;
       });
     }
@@ -192,7 +201,7 @@ export class EvmPayoutTracker implements Job {
     if (seen !== undefined) {
       const changed = await inTransaction(db, async (trx) => {
         if (!(await moveTransaction(trx, seen.id, ['mined', 'confirmed'], 'pending', now, null))) return 0;
-        if (seen.status === 'confirmed') await ledger.revertPayout(trx, now, { payoutId });
+        if (seen.status === 'confirmed') await revertAll(trx);
         return 1;
       });
       await this.broadcast(seen, 'reorged');
@@ -210,10 +219,14 @@ export class EvmPayoutTracker implements Job {
     return 0;
   }
 
-  /** Signals about an older attempt are stale: the payout moved on to a newer nonce. */
-  private async isLatestAttempt(transaction: PayoutTransaction): Promise<boolean> {
-    const [newest] = await listPayoutTransactions(this.deps.db, this.deps.network.chainId, transaction.payoutId);
-    return newest === undefined || newest.nonce === transaction.nonce;
+  /** The attempt's payouts still on it: signals about an older attempt are stale for a payout that moved on to a newer nonce. */
+  private async stillOnAttempt(transaction: PayoutTransaction): Promise<string[]> {
+    const still: string[] = [];
+    for (const payoutId of transaction.payoutIds) {
+      const [newest] = await listPayoutTransactions(this.deps.db, this.deps.network.chainId, payoutId);
+      if (newest === undefined || newest.nonce === transaction.nonce) still.push(payoutId);
+    }
+    return still;
   }
 
   /** Signs and sends a replacement of `previous` with fees at least 12.5% higher, if the relayer can pay for it. */
@@ -222,7 +235,7 @@ export class EvmPayoutTracker implements Job {
     const fees = bumpedFees(feesOf(previous), await marketFees(client));
     const balance = await client.getBalance({ address: previous.relayer });
     if (balance < previous.gasLimit * fees.maxFeePerGas) {
-      log.warn({ payoutId: previous.payoutId, relayer: previous.relayer, chainId: network.chainId }, 'relayer cannot pay a fee bump; rebroadcasting as is');
+      log.warn({ payoutIds: previous.payoutIds, relayer: previous.relayer, chainId: network.chainId }, 'relayer cannot pay a fee bump; rebroadcasting as is');
       return false;
     }
     const replacement = await signReplacement(
@@ -231,7 +244,7 @@ export class EvmPayoutTracker implements Job {
       fees,
     );
     if (replacement === undefined) return false;
-    log.info({ payoutId: previous.payoutId, nonce: previous.nonce.toString(), replaced: previous.txHash, txHash: replacement.txHash }, 'payout fee bumped');
+    log.info({ payoutIds: previous.payoutIds, nonce: previous.nonce.toString(), replaced: previous.txHash, txHash: replacement.txHash }, 'payout fee bumped');
     await this.broadcast(replacement, 'fee bump');
     return true;
   }
@@ -241,9 +254,9 @@ export class EvmPayoutTracker implements Job {
     try {
       const outcome = await broadcastRaw(client, transaction.rawTransaction);
       if (outcome === 'accepted' || outcome === 'known') await markBroadcast(db, transaction.id, clock.now());
-      else log.info({ payoutId: transaction.payoutId, txHash: transaction.txHash, outcome, why }, 'payout transaction not taken by the node');
+      else log.info({ payoutIds: transaction.payoutIds, txHash: transaction.txHash, outcome, why }, 'payout transaction not taken by the node');
     } catch (error) {
-      log.warn({ err: error, payoutId: transaction.payoutId, txHash: transaction.txHash, why }, 'payout broadcast failed; retrying later');
+      log.warn({ err: error, payoutIds: transaction.payoutIds, txHash: transaction.txHash, why }, 'payout broadcast failed; retrying later');
     }
   }
 }

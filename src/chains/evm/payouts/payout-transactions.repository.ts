@@ -3,11 +3,20 @@ import { getAddress, type Address, type Hex } from 'viem';
 import type { Executor, Tx } from '../../../platform/database/database.js';
 import type { EvmPayoutTransactionsTable, EvmPayoutTransactionStatus, EvmTables } from '../relayer/index.js';
 
-/** SQL for `evm_payout_transactions`: every sweep transaction the relayer signed, stored before its broadcast. */
+/**
+ * SQL for `evm_payout_transactions` (every sweep transaction the relayer
+ * signed, stored before its broadcast) and `evm_payout_members` (the payouts
+ * each attempt sweeps: one for `sweep`, several for `sweepBatch`).
+ */
 
 export interface PayoutTransaction {
   readonly id: string;
-  readonly payoutId: string;
+  /**
+   * The payouts this transaction sweeps, in the order of its call's terms:
+   * one for a single sweep, several for a batch. Shared by every transaction
+   * of the attempt (a fee bump replays the same call).
+   */
+  readonly payoutIds: readonly string[];
   readonly chainId: number;
   readonly relayer: Address;
   readonly nonce: bigint;
@@ -36,10 +45,10 @@ export interface MinedIn {
 
 const evm = (executor: Executor) => executor.withTables<EvmTables>();
 
-function toPayoutTransaction(row: Selectable<EvmPayoutTransactionsTable>): PayoutTransaction {
+function toPayoutTransaction(row: Selectable<EvmPayoutTransactionsTable>, payoutIds: readonly string[]): PayoutTransaction {
   return {
     id: row.id,
-    payoutId: row.payout_id,
+    payoutIds,
     chainId: row.chain_id,
     relayer: getAddress(row.relayer),
     nonce: BigInt(row.nonce),
@@ -57,12 +66,44 @@ function toPayoutTransaction(row: Selectable<EvmPayoutTransactionsTable>): Payou
   };
 }
 
+/** The attempt's key: one nonce of one relayer on one network. */
+const attemptKey = (relayer: string, nonce: bigint | string) => `${getAddress(relayer)}:${nonce.toString()}`;
+
+/** The rows with their attempts' members (two queries, whatever the number of rows). */
+async function withMembers(executor: Executor, chainId: number, rows: readonly Selectable<EvmPayoutTransactionsTable>[]): Promise<PayoutTransaction[]> {
+  if (rows.length === 0) return [];
+  const nonces = [...new Set(rows.map((row) => row.nonce.toString()))];
+  const members = await evm(executor)
+    .selectFrom('evm_payout_members')
+    .select(['relayer', 'nonce', 'payout_id'])
+    .where('chain_id', '=', chainId)
+    .where('nonce', 'in', nonces)
+    .orderBy('position')
+    .execute();
+  const byAttempt = new Map<string, string[]>();
+  for (const member of members) {
+    const key = attemptKey(member.relayer, member.nonce);
+    byAttempt.set(key, [...(byAttempt.get(key) ?? []), member.payout_id]);
+  }
+  return rows.map((row) => {
+    const payoutIds = byAttempt.get(attemptKey(row.relayer, row.nonce)) ?? (row.payout_id === null ? [] : [row.payout_id]);
+    if (payoutIds.length === 0) throw new Error(`payout transaction ${row.tx_hash} has no payout`);
+    return toPayoutTransaction(row, payoutIds);
+  });
+}
+
+/**
+ * Stores a signed transaction; the first of an attempt (replacement 0) also
+ * stores the attempt's members. In the signer's transaction, before the broadcast.
+ */
 export async function insertPayoutTransaction(trx: Tx, transaction: PayoutTransaction): Promise<void> {
+  const [single, ...more] = transaction.payoutIds;
+  if (single === undefined) throw new Error('a payout transaction sweeps at least one payout');
   await evm(trx)
     .insertInto('evm_payout_transactions')
     .values({
       id: transaction.id,
-      payout_id: transaction.payoutId,
+      payout_id: more.length === 0 ? single : null,
       chain_id: transaction.chainId,
       relayer: transaction.relayer,
       nonce: transaction.nonce,
@@ -77,19 +118,33 @@ export async function insertPayoutTransaction(trx: Tx, transaction: PayoutTransa
       updated_at: transaction.createdAt,
     })
     .execute();
+  if (transaction.replacement !== 0) return;
+  await evm(trx)
+    .insertInto('evm_payout_members')
+    .values(
+      transaction.payoutIds.map((payoutId, position) => ({
+        chain_id: transaction.chainId,
+        relayer: transaction.relayer,
+        nonce: transaction.nonce,
+        payout_id: payoutId,
+        position,
+      })),
+    )
+    .execute();
 }
 
-/** A payout's transactions, newest attempt (highest nonce) and newest replacement first. */
+/** A payout's transactions, alone or in batches: newest attempt (highest nonce) and newest replacement first. */
 export async function listPayoutTransactions(executor: Executor, chainId: number, payoutId: string): Promise<PayoutTransaction[]> {
   const rows = await evm(executor)
-    .selectFrom('evm_payout_transactions')
-    .selectAll()
-    .where('chain_id', '=', chainId)
-    .where('payout_id', '=', payoutId)
-    .orderBy('nonce', 'desc')
-    .orderBy('replacement', 'desc')
+    .selectFrom('evm_payout_transactions as t')
+    .innerJoin('evm_payout_members as m', (join) => join.onRef('m.chain_id', '=', 't.chain_id').onRef('m.relayer', '=', 't.relayer').onRef('m.nonce', '=', 't.nonce'))
+    .selectAll('t')
+    .where('t.chain_id', '=', chainId)
+    .where('m.payout_id', '=', payoutId)
+    .orderBy('t.nonce', 'desc')
+    .orderBy('t.replacement', 'desc')
     .execute();
-  return rows.map(toPayoutTransaction);
+  return withMembers(executor, chainId, rows);
 }
 
 /**
@@ -112,7 +167,7 @@ export async function listTrackedTransactions(executor: Executor, chainId: numbe
     .orderBy('replacement')
     .limit(limit)
     .execute();
-  return rows.map(toPayoutTransaction);
+  return withMembers(executor, chainId, rows);
 }
 
 export async function markBroadcast(executor: Executor, id: string, now: Date): Promise<void> {
@@ -183,5 +238,5 @@ export async function listAttempt(executor: Executor, chainId: number, relayer: 
     .where('nonce', '=', nonce.toString())
     .orderBy('replacement', 'desc')
     .execute();
-  return rows.map(toPayoutTransaction);
+  return withMembers(executor, chainId, rows);
 }

@@ -31,26 +31,29 @@ export const LIVE_STATUSES = ['pending', 'mined', 'confirmed'] as const;
 
 export type SignOutcome =
   | { readonly kind: 'signed'; readonly transaction: PayoutTransaction }
-  /** Another process signed for this payout first (or its previous attempt is still alive): nothing was signed. */
+  /** Another process signed for this payout (or one of these payouts) first, or a previous attempt is still alive: nothing was signed. */
   | { readonly kind: 'in_flight'; readonly transaction: PayoutTransaction };
 
 /**
- * Signs a payout's next attempt, in ONE database transaction: lock the
- * relayer row (so one signer per network at a time), check that no attempt of
- * this payout is alive, take the nonce, sign, store the raw transaction and
- * its hash, advance the nonce. The caller broadcasts after the commit. The
+ * Signs the next attempt of one payout (`sweep`) or of several (`sweepBatch`,
+ * `payoutIds` in the order of the call's terms), in ONE database transaction:
+ * lock the relayer row (so one signer per network at a time), check that no
+ * attempt of any of these payouts is alive, take the nonce, sign, store the
+ * raw transaction, its hash and its members, advance the nonce. The caller broadcasts after the commit. The
  * nonce is the stored one, raised to the chain's pending count if the key
  * was also used elsewhere; never viem's nonce manager, which forgets on a crash.
  */
 export async function signNewAttempt(
   deps: SigningDeps,
-  input: { readonly payoutId: string; readonly to: Address; readonly data: Hex; readonly gasLimit: bigint; readonly fees: Fees; readonly chainNonce: bigint },
+  input: { readonly payoutIds: readonly string[]; readonly to: Address; readonly data: Hex; readonly gasLimit: bigint; readonly fees: Fees; readonly chainNonce: bigint },
 ): Promise<SignOutcome> {
   const outcome = await inTransaction(deps.db, async (trx): Promise<SignOutcome> => {
     const relayer = await lockRelayer(trx, deps.chainId);
     if (relayer === undefined) throw new Error(`no relayer for chain ${deps.chainId}`);
-    const alive = (await listPayoutTransactions(trx, deps.chainId, input.payoutId)).find((row) => isLive(row));
-    if (alive !== undefined) return { kind: 'in_flight', transaction: alive };
+    for (const payoutId of input.payoutIds) {
+      const alive = (await listPayoutTransactions(trx, deps.chainId, payoutId)).find((row) => isLive(row));
+      if (alive !== undefined) return { kind: 'in_flight', transaction: alive };
+    }
     const nonce = relayer.nextNonce > input.chainNonce ? relayer.nextNonce : input.chainNonce;
     const account = relayerAccount(deps.secrets, relayer);
     const rawTransaction = await account.signTransaction({
@@ -62,7 +65,7 @@ export async function signNewAttempt(
       gas: input.gasLimit,
       ...feeFields(input.fees),
     });
-    const transaction = stored(deps, { payoutId: input.payoutId, relayer: getAddress(relayer.address), nonce, replacement: 0, rawTransaction, gasLimit: input.gasLimit, fees: input.fees });
+    const transaction = stored(deps, { payoutIds: input.payoutIds, relayer: getAddress(relayer.address), nonce, replacement: 0, rawTransaction, gasLimit: input.gasLimit, fees: input.fees });
     await deps.hooks?.afterSign?.(transaction);
     await insertPayoutTransaction(trx, transaction);
     await setNextNonce(trx, deps.chainId, nonce + 1n, deps.clock.now());
@@ -97,7 +100,7 @@ export async function signReplacement(deps: SigningDeps, previous: PayoutTransac
       ...feeFields({ ...fees, type: feesOf(previous).type }),
     });
     const transaction = stored(deps, {
-      payoutId: previous.payoutId,
+      payoutIds: previous.payoutIds,
       relayer: previous.relayer,
       nonce: previous.nonce,
       replacement: previous.replacement + 1,
@@ -116,11 +119,11 @@ function isLive(row: PayoutTransaction): boolean {
 
 function stored(
   deps: SigningDeps,
-  input: { payoutId: string; relayer: Address; nonce: bigint; replacement: number; rawTransaction: Hex; gasLimit: bigint; fees: Fees },
+  input: { payoutIds: readonly string[]; relayer: Address; nonce: bigint; replacement: number; rawTransaction: Hex; gasLimit: bigint; fees: Fees },
 ): PayoutTransaction {
   return {
     id: newId(),
-    payoutId: input.payoutId,
+    payoutIds: input.payoutIds,
     chainId: deps.chainId,
     relayer: input.relayer,
     nonce: input.nonce,

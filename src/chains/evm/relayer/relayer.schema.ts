@@ -42,7 +42,8 @@ export type EvmPayoutTransactionStatus = 'pending' | 'mined' | 'confirmed' | 'fa
 
 export interface EvmPayoutTransactionsTable {
   id: string;
-  payout_id: string;
+  /** The payout of a single sweep; null for a batch, whose payouts are its `evm_payout_members` (migration 202611300100). */
+  payout_id: string | null;
   chain_id: number;
   relayer: string;
   nonce: Numeric;
@@ -64,9 +65,19 @@ export interface EvmPayoutTransactionsTable {
   confirmed_at: NullableTimestamp;
 }
 
+/** The payouts one attempt (a relayer nonce) sweeps, in the order of its call's `Terms[]` (migration 202611300100). */
+export interface EvmPayoutMembersTable {
+  chain_id: number;
+  relayer: string;
+  nonce: Numeric;
+  payout_id: string;
+  position: number;
+}
+
 /** A type alias, not an interface: `withTables` wants an index-signature-compatible record. */
 export type EvmTables = {
   evm_relayers: EvmRelayersTable;
   evm_forwarders: EvmForwardersTable;
   evm_payout_transactions: EvmPayoutTransactionsTable;
+  evm_payout_members: EvmPayoutMembersTable;
 };
