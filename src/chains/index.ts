@@ -17,7 +17,7 @@ export { listRescans, readScanLags, requestRescan, type IngestTables, type Resca
 export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
 export { deployTronContracts, importTronRelayerKey, isOwnTronAddress } from './tron/index.js';
 export { createRpcClient, sendRelayerCall, type RelayerCall, type RelayerCallDeps, type RelayerCallOutcome } from './evm/index.js';
-export { exportDepositKey } from './solana/index.js';
+export { exportDepositKey, importSolanaRelayerKey, parseSolanaKeypair } from './solana/index.js';
 
 /** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */
 export type AdapterLookup = Pick<ReadonlyMap<number, ChainAdapter>, 'get'>;

@@ -1,3 +1,4 @@
 export { solanaDriver } from './solana-driver.js';
 export { exportDepositKey } from './export-deposit-key.js';
 export { isSolanaServiceAddress } from './solana-service-addresses.js';
+export { importSolanaRelayerKey, parseSolanaKeypair, type ImportSolanaRelayerOutcome } from './import-solana-relayer.js';

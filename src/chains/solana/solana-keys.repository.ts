@@ -192,3 +192,24 @@ export async function listReclaimableAddresses(executor: Executor, chainId: numb
 export async function markRentReclaimed(executor: Executor, issuanceId: string, now: Date): Promise<void> {
   await solana(executor).updateTable('solana_deposit_addresses').set({ rent_reclaimed_at: now }).where('issuance_id', '=', issuanceId).execute();
 }
+
+/** Sets the network's relayer to an operator's key (`ivory relayer import --family solana`). */
+export async function upsertSolanaRelayer(executor: Executor, row: SolanaRelayerRow, now: Date): Promise<void> {
+  await solana(executor)
+    .insertInto('solana_relayers')
+    .values({ chain_id: row.chainId, address: row.address, sealed_key: row.sealedKey, lamports_needed: null, created_at: now, updated_at: now })
+    .onConflict((conflict) => conflict.column('chain_id').doUpdateSet({ address: row.address, sealed_key: row.sealedKey, updated_at: now }))
+    .execute();
+}
+
+/** Whether a sweep transaction of the network may still land (signed or landed, not yet finalized or expired). */
+export async function hasSolanaPayoutsInFlight(executor: Executor, chainId: number): Promise<boolean> {
+  const row = await solana(executor)
+    .selectFrom('solana_payout_transactions')
+    .select('id')
+    .where('chain_id', '=', chainId)
+    .where('status', 'in', ['signed', 'landed'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
