@@ -14,6 +14,7 @@ import {
   createSolanaDeposit,
   createSolanaInvoice,
   eventTypes,
+  eventsOf,
   fundRelayer,
   liveSolanaShop,
   newRecipient,
@@ -40,7 +41,7 @@ const fee = (amount: bigint) => {
 describe('live Solana invoices on the local node', () => {
   let chain: SolanaHarness;
   beforeAll(async () => {
-    chain = await startSolanaHarness();
+    chain = await startSolanaHarness({ otherMint: true });
   }, 60_000);
   afterAll(async () => {
     await chain.close();
@@ -244,7 +245,102 @@ describe('live Solana invoices on the local node', () => {
     expect(await balanceOf(chain, invoice.address)).toBe(usd(3));
     expect((await eventTypes(chain, invoice.id)).filter((type) => type === 'payout.sent')).toHaveLength(1);
   });
+
+  it('LEDGER "Groups": a group paid on one option, then on the other: the second transfer carries duplicate: true, is never swept, and stays at its address on chain', async () => {
+    const otherMint = chain.otherMint;
+    if (otherMint === undefined) throw new Error('the harness lists a second mint');
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const created = await chain.app.request({
+      method: 'POST',
+      url: `/api/v1/shops/${shop.shopId}/invoices`,
+      headers: authed(shop.token, newIdempotencyKey()),
+      payload: { assets: [{ chain_id: SOLANA_CHAIN_ID, token: chain.mint }, { chain_id: SOLANA_CHAIN_ID, token: otherMint }], amount: '12.5' },
+    });
+    expect(created.statusCode, created.body).toBe(202);
+    await chain.app.jobs.drain();
+    const [first, second] = await groupOptions(chain, shop, created.json<{ id: string }>().id);
+    expect(first.address).not.toBe(second.address);
+
+    await pay(chain, first.address, usd(12.5));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, first.id)).status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(12.5) - fee(usd(12.5)));
+    expect(await balanceOf(chain, first.address)).toBe(0n);
+
+    await pay(chain, second.address, usd(12.5), otherMint);
+    await settle(chain);
+    const confirmed = (await eventsOf(chain, second.id)).filter((event) => event.type === 'transfer.confirmed');
+    expect(confirmed.map((event) => event.data.duplicate)).toEqual([true]);
+    expect((await eventTypes(chain, second.id)).some((type) => type.startsWith('payout.'))).toBe(false);
+    expect((await ledgerTransfers(chain, second.id)).map((row) => row.payout_id)).toEqual([null]);
+    // On chain: the duplicate stays at the second option's address; the recipient got none of it.
+    expect(await balanceOf(chain, second.address, otherMint)).toBe(usd(12.5));
+    expect(await balanceOf(chain, recipient, otherMint)).toBe(0n);
+    expect(await balanceOf(chain, recipient)).toBe(usd(12.5) - fee(usd(12.5)));
+  });
+
+  it('SPEC "What the service does", LEDGER "Invoices": a transfer after settlement (the token account still open) is late: counted in received, recorded, never swept; it stays at the address on chain', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(10));
+    await pay(chain, invoice.address, usd(10));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    const eventsBefore = await eventTypes(chain, invoice.id);
+
+    await pay(chain, invoice.address, usd(5));
+    await settle(chain);
+    const late = await readIssuance(chain, shop, invoice.id);
+    expect(late.status).toBe('settled');
+    expect(late.received).toBe(usd(15).toString());
+    expect((await ledgerTransfers(chain, invoice.id)).map((row) => [row.amount, row.status, row.disposition, row.payout_id === null])).toEqual([
+      [usd(10), 'confirmed', 'credited', false],
+      [usd(5), 'confirmed', 'late', true],
+    ]);
+    // Only the late transfer's own events: no payout, no second close.
+    expect((await eventTypes(chain, invoice.id)).slice(eventsBefore.length)).toEqual(['transfer.observed', 'transfer.confirmed']);
+    expect(await balanceOf(chain, invoice.address)).toBe(usd(5));
+    expect(await balanceOf(chain, recipient)).toBe(usd(10) - fee(usd(10)));
+  });
+
+  it('LEDGER "Cancellation and expiry": a cancelled invoice paid in full is credited and swept like any other, its payout events carrying invoice_cancelled: true; balances on chain', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(20));
+    const cancel = await chain.app.request({ method: 'POST', url: `/api/v1/shops/${shop.shopId}/invoices/${invoice.id}/cancel`, headers: authed(shop.token, newIdempotencyKey()) });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    const feeWalletBefore = await balanceOf(chain, chain.feeWallet);
+
+    await pay(chain, invoice.address, usd(20));
+    await settle(chain);
+    const after = await readIssuance(chain, shop, invoice.id);
+    // SPEC: cancel sets cancelled_at; the status still follows the table.
+    expect(after.cancelled_at).not.toBeNull();
+    expect(after.status).toBe('settled');
+    expect(after.received).toBe(usd(20).toString());
+    const payoutEvents = (await eventsOf(chain, invoice.id)).filter((event) => event.type.startsWith('payout.'));
+    expect(payoutEvents.map((event) => event.type)).toEqual(['payout.sent', 'payout.confirmed']);
+    for (const event of payoutEvents) expect(event.data.invoice_cancelled).toBe(true);
+    expect(await balanceOf(chain, recipient)).toBe(usd(20) - fee(usd(20)));
+    expect((await balanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(fee(usd(20)));
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
 });
+
+/** The ledger's transfers of an issuance (the `transfers` table), largest first: rows written at one instant of the manual clock have no order of their own. */
+async function ledgerTransfers(chain: SolanaHarness, issuanceId: string) {
+  const rows = await chain.app.context.db.selectFrom('transfers').select(['amount', 'status', 'disposition', 'payout_id']).where('issuance_id', '=', issuanceId).execute();
+  return rows.map((row) => ({ ...row, amount: BigInt(row.amount) })).sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1));
+}
+
+/** The group's options, once allocated (each its own deposit key and token account). */
+async function groupOptions(chain: SolanaHarness, shop: { shopId: string; token: string }, groupId: string) {
+  const response = await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${groupId}`, headers: authed(shop.token) });
+  const [first, second] = response.json<{ options: Array<{ id: string; address: string }> }>().options;
+  if (first === undefined || second === undefined) throw new Error(`a group of two options: ${response.body}`);
+  return [first, second] as const;
+}
 
 /** Pays while the node's slots stand still, then lets them reach `confirmed` only. */
 async function payPaused(chain: SolanaHarness, owner: string, amount: bigint): Promise<string> {
