@@ -5,6 +5,9 @@ import { exportDepositKey } from '../../src/chains/index.js';
 import { listIssuanceChainTransfers } from '../../src/chains/ingest/index.js';
 import { findDepositAddress } from '../../src/chains/solana/solana-keys.repository.js';
 import { RETIRE_AFTER_MS } from '../../src/chains/solana/reclaim-rent.job.js';
+import type { SolanaRpc } from '../../src/chains/solana/solana-rpc.js';
+import { SolanaWatcherJob } from '../../src/chains/solana/solana-watcher.job.js';
+import { transferLedger } from '../support/evm-ledger.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 import { createMerchant, createSession, createShop, createUser } from '../support/factories.js';
 import {
@@ -54,6 +57,49 @@ describe('live Solana invoices on the local node', () => {
     expect(network?.relayer_balance).toBe('0');
     await fundRelayer(chain, 2_000_000_000n);
     expect((await adminNetworks(chain.app))[0]?.relayer_balance).toBe('2000000000');
+  });
+
+  it('admin network status (issue 24): last_scanned_block on Solana is the finalized slot read before the watcher\'s last complete pass; a transfer finalized by then is recorded', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(3));
+    const signature = await pay(chain, invoice.address, usd(1));
+    const { value: [status] } = await chain.rpc.getSignatureStatuses([signature as never]).send();
+    const paidSlot = status?.slot ?? 0n;
+    await waitUntil(async () => chain.node.slot('finalized') >= paidSlot);
+    const finalizedBefore = chain.node.slot('finalized');
+    chain.app.clock.advance(60_000);
+    await chain.app.jobs.drain();
+    const finalizedAfter = chain.node.slot('finalized');
+
+    const [network] = await adminNetworks(chain.app);
+    const scanned = BigInt(network?.last_scanned_block ?? -1);
+    expect(scanned).toBeGreaterThanOrEqual(finalizedBefore);
+    expect(scanned).toBeLessThanOrEqual(finalizedAfter);
+    expect(scanned).toBeGreaterThanOrEqual(paidSlot);
+    // head_block is the slot at confirmed: ahead of (or at) what is finalized.
+    expect(BigInt(network?.head_block ?? -1)).toBeGreaterThanOrEqual(scanned);
+    const rows = await listIssuanceChainTransfers(chain.app.context.db, invoice.id);
+    expect(rows.map((row) => [row.amount, row.status])).toEqual([[usd(1), 'confirmed']]);
+    expect((await readIssuance(chain, shop, invoice.id)).received).toBe(usd(1).toString());
+  });
+
+  it('admin network status (issue 24): a watcher pass that fails part-way leaves last_scanned_block where it was; the next complete pass moves it', async () => {
+    const before = (await adminNetworks(chain.app))[0]?.last_scanned_block ?? null;
+    expect(before).not.toBeNull();
+    await waitUntil(async () => chain.node.slot('finalized') > BigInt(before ?? 0) + 2n);
+    // The node answers getSlot but not the account reads (a node failing mid-pass).
+    const failing = new Proxy(chain.rpc, {
+      get: (target, property, receiver) =>
+        property === 'getMultipleAccounts' ? () => ({ send: () => Promise.reject(new Error('node down mid-pass')) }) : Reflect.get(target, property, receiver),
+    });
+    const watcher = (rpc: SolanaRpc) =>
+      new SolanaWatcherJob({ db: chain.app.context.db, clock: chain.app.clock, rpc, chainId: SOLANA_CHAIN_ID, pollIntervalMs: 50, ledger: transferLedger, log: chain.app.context.log });
+    expect(await watcher(failing).run()).toBe(0);
+    expect((await adminNetworks(chain.app))[0]?.last_scanned_block).toBe(before);
+    const finalized = chain.node.slot('finalized');
+    await watcher(chain.rpc).run();
+    expect(BigInt((await adminNetworks(chain.app))[0]?.last_scanned_block ?? -1)).toBeGreaterThanOrEqual(finalized);
   });
 
   it('an exact invoice: registering until its token account exists, observed at confirmed, credited at finalized, swept in one transaction, settled', async () => {

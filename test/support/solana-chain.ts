@@ -99,7 +99,7 @@ export async function startSolanaHarness(
 export async function adminNetworks(app: TestApp) {
   const response = await app.request({ method: 'GET', url: '/admin/v1/networks', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   if (response.statusCode !== 200) throw new Error(`admin networks: ${response.statusCode} ${response.body}`);
-  return response.json<Array<{ chain_id: number; relayer_address: string; relayer_balance: string | null; payouts_waiting_gas: number }>>();
+  return response.json<Array<{ chain_id: number; relayer_address: string; relayer_balance: string | null; payouts_waiting_gas: number; head_block: number | null; last_scanned_block: number | null }>>();
 }
 
 /** Gives the relayer SOL (lamports) from the node's faucet; answers its address. */

@@ -8,6 +8,7 @@ import type { TransferLedger } from '../ledger-ports.js';
 import { listDepositAddresses } from './solana-keys.repository.js';
 import { bounded, type SolanaRpc } from './solana-rpc.js';
 import { solanaTransferSource, type WatchedTokenAccount } from './solana-transfer-source.js';
+import { noteScannedFinalizedSlot } from './solana-watch-progress.repository.js';
 
 export interface SolanaWatcherDeps {
   readonly db: Db;
@@ -29,6 +30,9 @@ const ACCOUNTS_PER_CALL = 100;
  * accounts) and asks for signatures only of accounts whose data changed since
  * their last quiet read, or that still have transfers not yet final. The
  * memory of what was quiet is an optimisation only: a restart reads all once.
+ * A pass that completes records the finalized slot read before it began: the
+ * operator's `last_scanned_block` (every transfer to a watched account
+ * finalized by then is recorded).
  */
 export class SolanaWatcherJob implements Job {
   readonly name: string;
@@ -51,6 +55,8 @@ export class SolanaWatcherJob implements Job {
 
   async #pass(): Promise<number> {
     const { db, clock, rpc, chainId, ledger } = this.deps;
+    // Read first: what this pass reads afterwards covers every transfer finalized by this slot.
+    const finalizedSlot = await rpc.getSlot({ commitment: 'finalized' }).send(bounded());
     const watched = await ledger.watchedAddresses(db, 'solana', chainId, null);
     const deposits = await listDepositAddresses(
       db,
@@ -69,10 +75,12 @@ export class SolanaWatcherJob implements Job {
       else this.#quiet.delete(account);
       return read;
     } };
-    return addressSignaturePass(
+    const done = await addressSignaturePass(
       { db, clock, chainId, source: quietRead, ledger: { ledger, workers: 1, batchSize: 200, displayAddress: (address) => address } },
       changed,
     );
+    await noteScannedFinalizedSlot(db, chainId, finalizedSlot, clock.now());
+    return done;
   }
 
   /** Each account's data at `confirmed` (base64, '' when missing), in batches. */

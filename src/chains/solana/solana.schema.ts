@@ -53,9 +53,17 @@ export interface SolanaPayoutTransactionsTable {
   broadcast_at: NullableTimestamp;
 }
 
+/** Migration 202611300400: the finalized slot up to which the watcher's last complete pass read. */
+export interface SolanaWatchProgressTable {
+  chain_id: number;
+  scanned_finalized_slot: Int8;
+  updated_at: Timestamp;
+}
+
 export type SolanaTables = {
   solana_relayers: SolanaRelayersTable;
   solana_deposit_seeds: SolanaDepositSeedsTable;
   solana_deposit_addresses: SolanaDepositAddressesTable;
   solana_payout_transactions: SolanaPayoutTransactionsTable;
+  solana_watch_progress: SolanaWatchProgressTable;
 };
