@@ -9,7 +9,7 @@ export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken, EvmAccess, Sol
 export type { AccessFail, AccessParser, AccessSection } from './access-section.js';
 export type { ChainFamilyDriver, DriverLog, FamilyDriverDeps, LiveNetworkState, RunningFamily } from './family-driver.js';
 export { familyAccess, familyDrivers } from './drivers.js';
-export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
+export type { AddressPending, AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
 export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';
 export { cannotLand, nextExpiringPayoutStep, type ExpiringPayoutStep, type ExpiryClocks, type SignedAttempt } from './expiring-payout.js';
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';

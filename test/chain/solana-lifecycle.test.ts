@@ -13,6 +13,7 @@ import { createMerchant, createSession, createShop, createUser } from '../suppor
 import {
   SOLANA_CHAIN_ID,
   adminNetworks,
+  allocationPasses,
   balanceOf,
   createSolanaDeposit,
   createSolanaInvoice,
@@ -100,6 +101,65 @@ describe('live Solana invoices on the local node', () => {
     const finalized = chain.node.slot('finalized');
     await watcher(chain.rpc).run();
     expect(BigInt((await adminNetworks(chain.app))[0]?.last_scanned_block ?? -1)).toBeGreaterThanOrEqual(finalized);
+  });
+
+  it('issue 24: allocation does not wait for the chain: with slots stopped, one pass sends the token account creations of two invoices and returns; each opens once its account is confirmed, from the one creation sent', async () => {
+    const shop = await liveSolanaShop(chain.app, await newRecipient(chain));
+    chain.node.pause();
+    const ids: string[] = [];
+    for (const amount of [usd(4), usd(6)]) {
+      const response = await chain.app.request({
+        method: 'POST',
+        url: `/api/v1/shops/${shop.shopId}/invoices`,
+        headers: authed(shop.token, newIdempotencyKey()),
+        payload: { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: amount.toString() },
+      });
+      expect(response.statusCode, response.body).toBe(202);
+      ids.push(response.json<{ id: string }>().id);
+    }
+    const started = Date.now();
+    await chain.app.jobs.drain();
+    // Waiting for confirmed here took up to 30 s per issuance, one after the other.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const creations = await Promise.all(ids.map(async (id) => (await findDepositAddress(chain.app.context.db, id))?.creation?.signature));
+    expect(creations).toEqual([expect.any(String), expect.any(String)]);
+    for (const id of ids) expect((await readIssuance(chain, shop, id)).status).toBe('registering');
+    // Asked again while the creation can still land: nothing new is sent.
+    chain.app.clock.advance(1_000);
+    await chain.app.jobs.drain();
+    expect(await Promise.all(ids.map(async (id) => (await findDepositAddress(chain.app.context.db, id))?.creation?.signature))).toEqual(creations);
+
+    chain.node.resume();
+    await allocationPasses(chain, async () => (await Promise.all(ids.map(async (id) => (await readIssuance(chain, shop, id)).status))).every((status) => status === 'open'));
+    for (const [index, id] of ids.entries()) {
+      const deposit = await findDepositAddress(chain.app.context.db, id);
+      const history = await chain.rpc.getSignaturesForAddress(deposit?.tokenAccount as never, { commitment: 'confirmed' }).send();
+      expect(history.map((entry) => entry.signature)).toEqual([creations[index]]);
+    }
+  });
+
+  it('issue 24: a token account creation that can no longer land (rolled back, its blockhash expired) is sent again, and the issuance opens', async () => {
+    const shop = await liveSolanaShop(chain.app, await newRecipient(chain));
+    chain.node.pause();
+    const response = await chain.app.request({
+      method: 'POST',
+      url: `/api/v1/shops/${shop.shopId}/invoices`,
+      headers: authed(shop.token, newIdempotencyKey()),
+      payload: { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: usd(5).toString() },
+    });
+    const id = response.json<{ id: string }>().id;
+    await chain.app.jobs.drain();
+    const first = (await findDepositAddress(chain.app.context.db, id))?.creation;
+    if (first === undefined) throw new Error('no token account creation noted');
+    expect(chain.node.drop(first.signature)).toMatchObject({ dropped: true });
+    chain.node.resume();
+    await allocationPasses(chain, async () => (await readIssuance(chain, shop, id)).status === 'open');
+    const second = (await findDepositAddress(chain.app.context.db, id))?.creation;
+    expect(second?.signature).not.toBe(first.signature);
+    // Sent only once the first could no longer land: the confirmed height had passed its blockhash's expiry.
+    expect(chain.node.slot('confirmed')).toBeGreaterThan(first.lastValidBlockHeight);
+    const history = await chain.rpc.getSignaturesForAddress((await findDepositAddress(chain.app.context.db, id))?.tokenAccount as never, { commitment: 'confirmed' }).send();
+    expect(history.map((entry) => entry.signature)).toEqual([second?.signature]);
   });
 
   it('an exact invoice: registering until its token account exists, observed at confirmed, credited at finalized, swept in one transaction, settled', async () => {
@@ -304,8 +364,12 @@ describe('live Solana invoices on the local node', () => {
       payload: { assets: [{ chain_id: SOLANA_CHAIN_ID, token: chain.mint }, { chain_id: SOLANA_CHAIN_ID, token: otherMint }], amount: '12.5' },
     });
     expect(created.statusCode, created.body).toBe(202);
-    await chain.app.jobs.drain();
-    const [first, second] = await groupOptions(chain, shop, created.json<{ id: string }>().id);
+    const groupId = created.json<{ id: string }>().id;
+    await allocationPasses(chain, async () => {
+      const response = await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${groupId}`, headers: authed(shop.token) });
+      return response.json<{ options: Array<{ status: string }> }>().options.every((option) => option.status !== 'registering');
+    });
+    const [first, second] = await groupOptions(chain, shop, groupId);
     expect(first.address).not.toBe(second.address);
 
     await pay(chain, first.address, usd(12.5));

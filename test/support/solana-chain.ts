@@ -182,6 +182,22 @@ export async function settle(harness: SolanaHarness, rounds = 3): Promise<void> 
   }
 }
 
+/**
+ * Runs the jobs until `done`: an allocation answers pending while its token account's creation
+ * is on its way to `confirmed`, and is asked again a poll later (the manual clock moves a second
+ * a round, the node's slots on their own).
+ */
+export async function allocationPasses(harness: SolanaHarness, done: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  await harness.app.jobs.drain();
+  await waitUntil(async () => {
+    if (await done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, NODE_TIMING.slotMs));
+    harness.app.clock.advance(1_000);
+    await harness.app.jobs.drain();
+    return done();
+  }, timeoutMs);
+}
+
 export async function createSolanaInvoice(harness: SolanaHarness, shop: { shopId: string; token: string }, amount: bigint) {
   const response = await harness.app.request({
     method: 'POST',
@@ -192,7 +208,7 @@ export async function createSolanaInvoice(harness: SolanaHarness, shop: { shopId
   if (response.statusCode !== 202) throw new Error(`create live invoice: ${response.statusCode} ${response.body}`);
   const id = response.json<{ id: string }>().id;
   const created = await readIssuance(harness, shop, id);
-  await harness.app.jobs.drain();
+  await allocationPasses(harness, async () => (await readIssuance(harness, shop, id)).status !== 'registering');
   return { created, allocated: await readIssuance(harness, shop, id) };
 }
 
@@ -204,8 +220,9 @@ export async function createSolanaDeposit(harness: SolanaHarness, shop: { shopId
     payload: { chain_id: SOLANA_CHAIN_ID, token: harness.mint },
   });
   if (response.statusCode !== 202) throw new Error(`create live deposit: ${response.statusCode} ${response.body}`);
-  await harness.app.jobs.drain();
-  return readIssuance(harness, shop, response.json<{ id: string }>().id);
+  const id = response.json<{ id: string }>().id;
+  await allocationPasses(harness, async () => (await readIssuance(harness, shop, id)).status !== 'registering');
+  return readIssuance(harness, shop, id);
 }
 
 export async function readIssuance(harness: SolanaHarness, shop: { shopId: string; token: string }, id: string) {

@@ -86,10 +86,12 @@ export interface SolanaDepositAddress {
   readonly tokenProgram: string;
   readonly kind: 'invoice' | 'deposit';
   readonly createdAt: Date;
+  /** The token account's creation last sent (allocation), if any. */
+  readonly creation: { readonly signature: string; readonly lastValidBlockHeight: bigint } | undefined;
 }
 
 /** Records the issuance's deposit key; the first row for an issuance wins (a retried allocation reads it back). */
-export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit<SolanaDepositAddress, 'createdAt'>, now: Date): Promise<void> {
+export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit<SolanaDepositAddress, 'createdAt' | 'creation'>, now: Date): Promise<void> {
   await solana(executor)
     .insertInto('solana_deposit_addresses')
     .values({
@@ -107,7 +109,19 @@ export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit
     .execute();
 }
 
-const ADDRESS_COLUMNS = ['issuance_id', 'chain_id', 'derivation_index', 'owner_address', 'token_account', 'mint', 'token_program', 'kind', 'created_at'] as const;
+const ADDRESS_COLUMNS = [
+  'issuance_id',
+  'chain_id',
+  'derivation_index',
+  'owner_address',
+  'token_account',
+  'mint',
+  'token_program',
+  'kind',
+  'created_at',
+  'creation_signature',
+  'creation_last_valid_block_height',
+] as const;
 
 type AddressRow = {
   issuance_id: string;
@@ -119,6 +133,8 @@ type AddressRow = {
   token_program: string;
   kind: 'invoice' | 'deposit';
   created_at: Date;
+  creation_signature: string | null;
+  creation_last_valid_block_height: string | null;
 };
 
 const toDepositAddress = (row: AddressRow): SolanaDepositAddress => ({
@@ -131,7 +147,20 @@ const toDepositAddress = (row: AddressRow): SolanaDepositAddress => ({
   tokenProgram: row.token_program,
   kind: row.kind,
   createdAt: row.created_at,
+  creation:
+    row.creation_signature === null || row.creation_last_valid_block_height === null
+      ? undefined
+      : { signature: row.creation_signature, lastValidBlockHeight: BigInt(row.creation_last_valid_block_height) },
 });
+
+/** Notes the token account's creation just sent (or forgets it: `undefined`, after it failed on chain). */
+export async function noteTokenAccountCreation(executor: Executor, issuanceId: string, creation: { readonly signature: string; readonly lastValidBlockHeight: bigint } | undefined): Promise<void> {
+  await solana(executor)
+    .updateTable('solana_deposit_addresses')
+    .set({ creation_signature: creation?.signature ?? null, creation_last_valid_block_height: creation?.lastValidBlockHeight.toString() ?? null })
+    .where('issuance_id', '=', issuanceId)
+    .execute();
+}
 
 export async function findDepositAddress(executor: Executor, issuanceId: string): Promise<SolanaDepositAddress | undefined> {
   const row = await solana(executor).selectFrom('solana_deposit_addresses').select(ADDRESS_COLUMNS).where('issuance_id', '=', issuanceId).executeTakeFirst();

@@ -1,7 +1,7 @@
 import type { Executor } from '../../platform/database/database.js';
 import type { SolanaTables } from './solana.schema.js';
 
-/** SQL for `solana_watch_progress` (migration 202611300400): the network status's last_scanned_block on Solana. */
+/** SQL for `solana_watch_progress` (migration 202611300400_solana_operations): the network status's last_scanned_block on Solana. */
 
 const solana = (executor: Executor) => executor.withTables<SolanaTables>();
 

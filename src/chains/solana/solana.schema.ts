@@ -31,6 +31,9 @@ export interface SolanaDepositAddressesTable {
   token_program: string;
   kind: 'invoice' | 'deposit';
   rent_reclaimed_at: NullableTimestamp;
+  /** Migration 202611300400: the token account's last creation sent, while the account is not confirmed. */
+  creation_signature: string | null;
+  creation_last_valid_block_height: NullableInt8;
   created_at: CreatedAt;
 }
 
