@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ed25519 } from '@noble/curves/ed25519';
 import { base58 } from '../../src/chains/base58.js';
-import { exportDepositKey } from '../../src/chains/index.js';
+import { exportDepositKey, importSolanaRelayerKey, parseSolanaKeypair } from '../../src/chains/index.js';
 import { listIssuanceChainTransfers } from '../../src/chains/ingest/index.js';
 import { findDepositAddress } from '../../src/chains/solana/solana-keys.repository.js';
 import { RETIRE_AFTER_MS } from '../../src/chains/solana/reclaim-rent.job.js';
@@ -128,6 +128,9 @@ describe('live Solana invoices on the local node', () => {
     chain.app.clock.advance(1_000);
     await chain.app.jobs.drain();
     expect(await Promise.all(ids.map(async (id) => (await findDepositAddress(chain.app.context.db, id))?.creation?.signature))).toEqual(creations);
+    // Waiting for the chain is not a failure: the allocation's back-off does not grow.
+    const attempts = await chain.app.context.db.selectFrom('issuances').select('allocation_attempts').where('id', 'in', ids).execute();
+    expect(attempts.map((row) => row.allocation_attempts)).toEqual([0, 0]);
 
     chain.node.resume();
     await allocationPasses(chain, async () => (await Promise.all(ids.map(async (id) => (await readIssuance(chain, shop, id)).status))).every((status) => status === 'open'));
@@ -435,6 +438,33 @@ describe('live Solana invoices on the local node', () => {
     expect(await balanceOf(chain, recipient)).toBe(usd(20) - fee(usd(20)));
     expect((await balanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(fee(usd(20)));
     expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  // Last: it replaces the shared harness's relayer.
+  it('issue 24 item 4: an imported relayer key (a solana-keygen keypair file\'s bytes) pays the next sweep and the next token account', async () => {
+    const seed = Uint8Array.from({ length: 32 }, (_, index) => 7 + index);
+    const keygenFile = JSON.stringify([...seed, ...ed25519.getPublicKey(seed)]);
+    const parsed = parseSolanaKeypair(keygenFile);
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    const outcome = await importSolanaRelayerKey(chain.app.context.db, chain.app.context.secrets, chain.app.clock, SOLANA_CHAIN_ID, parsed.seed);
+    expect(outcome).toEqual({ outcome: 'imported', relayer: { chainId: SOLANA_CHAIN_ID, address: base58.encode(ed25519.getPublicKey(seed)) } });
+    const imported = await fundRelayer(chain, 1_000_000_000n);
+    expect(imported).toBe(outcome.relayer.address);
+
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(8));
+    const deposit = await findDepositAddress(chain.app.context.db, invoice.id);
+    await pay(chain, invoice.address, usd(8));
+    await settle(chain);
+    const settled = await readIssuance(chain, shop, invoice.id);
+    expect(settled.status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(8) - fee(usd(8)));
+    // Both transactions were paid by the imported key: it is each one's fee payer (first account).
+    for (const signature of [deposit?.creation?.signature, settled.payout_tx_hash]) {
+      const transaction = await chain.rpc.getTransaction(signature as never, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+      expect(transaction?.transaction.message.accountKeys[0]).toBe(imported);
+    }
   });
 });
 
