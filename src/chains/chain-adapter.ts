@@ -81,7 +81,8 @@ export type PayoutBroadcast =
  * payout tracker (`evm/payouts/evm-payout-tracker.job.ts`) reports sweeps seen
  * on chain to `confirmPayout` / `revertPayout` / `sweepFailed`. Tron
  * (`tron/`) reuses the EVM watcher over its node's /jsonrpc and has its own
- * payout tracker; Solana has no live adapter yet.
+ * payout tracker. Solana (`solana/`) watches each deposit token account by
+ * signature and has its own tracker; its allocation may answer `AddressPending`.
  *
  * The sandbox adapter implements only `allocateAddress`: sandbox money does
  * not move (LEDGER "Sandbox"), so no sandbox payout is ever sent.
