@@ -2134,7 +2134,9 @@ export interface components {
             relayer_balance: string | null;
             relayer_energy?: number | null;
             payouts_waiting_gas: number;
+            /** @description The node's head: the latest block on EVM networks and Tron; on Solana the slot at `confirmed`. Null when the node did not answer. */
             head_block: number | null;
+            /** @description How far the watcher has read. EVM networks and Tron: the last block of the whole-chain scan. Solana (read per deposit token account, not by block): the finalized slot read before the watcher's last complete pass, so every transfer to a watched address finalized at or before it is recorded. Null before the first scan or pass. */
             last_scanned_block: number | null;
             confirmations: number;
             rescan?: {

@@ -4,7 +4,8 @@
 // Pays a devnet address: `node scripts/devnet-pay.mjs <address> <amount in TUSD> [token]`.
 // Mints TUSD to anvil's test account #4 and transfers it, as a payer's wallet would.
 // `--family tron` pays a T… address of `npm run devnet -- --family tron` in its USDT
-// (scripts/devnet-pay-tron.mjs).
+// (scripts/devnet-pay-tron.mjs); `--family solana` pays a wallet address of
+// `npm run devnet -- --family solana` in its test USDC (scripts/devnet-pay-solana.mjs).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,10 @@ const { values: flags, positionals } = parseArgs({ options: { family: { type: 's
 if (flags.family === 'tron') {
   const { payTron } = await import('./devnet-pay-tron.mjs');
   process.exit(await payTron(positionals));
+}
+if (flags.family === 'solana') {
+  const { paySolana } = await import('./devnet-pay-solana.mjs');
+  process.exit(await paySolana(positionals));
 }
 const [to, amount, tokenArgument] = positionals;
 if (to === undefined || !isAddress(to) || amount === undefined || !/^\d+(\.\d{1,6})?$/.test(amount)) {

@@ -1,5 +1,5 @@
 /* global process, console, setTimeout, clearTimeout, fetch */
-// What both devnets (scripts/devnet.mjs: EVM, scripts/devnet-tron.mjs: Tron) share: children
+// What the devnets (scripts/devnet.mjs: EVM, scripts/devnet-tron.mjs: Tron, scripts/devnet-solana.mjs: Solana) share: children
 // in their own process groups, stopped together on Ctrl-C; waiting for something to come up;
 // calling Ivory's API.
 import { spawn } from 'node:child_process';

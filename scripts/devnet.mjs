@@ -7,7 +7,8 @@
 // passes through), funds the relayer, signs up a demo merchant with a live shop and
 // an API key, and prints how to pay an invoice from a funded test account.
 // Ctrl-C stops everything. `npm run devnet -- --family tron` is the same on a local Tron
-// node (scripts/devnet-tron.mjs).
+// node (scripts/devnet-tron.mjs), `--family solana` on the local Solana node
+// (scripts/devnet-solana.mjs).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,10 +19,19 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { children, isStopping, ivoryApi, start, stopAll, waitFor } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// --block-ms and --solid-lag tune the Tron node (the EVM devnet's anvil makes 1-second blocks).
-const { values: flags } = parseArgs({ options: { family: { type: 'string', default: 'evm' }, 'block-ms': { type: 'string', default: '3000' }, 'solid-lag': { type: 'string', default: '2' } } });
-if (flags.family !== 'evm' && flags.family !== 'tron') {
-  console.error(`devnet: --family must be evm or tron, got ${JSON.stringify(flags.family)}`);
+// --block-ms and --solid-lag tune the Tron node, --slot-ms and --finalized-lag the Solana node
+// (the EVM devnet's anvil makes 1-second blocks).
+const { values: flags } = parseArgs({
+  options: {
+    family: { type: 'string', default: 'evm' },
+    'block-ms': { type: 'string', default: '3000' },
+    'solid-lag': { type: 'string', default: '2' },
+    'slot-ms': { type: 'string', default: '400' },
+    'finalized-lag': { type: 'string', default: '32' },
+  },
+});
+if (flags.family !== 'evm' && flags.family !== 'tron' && flags.family !== 'solana') {
+  console.error(`devnet: --family must be evm, tron or solana, got ${JSON.stringify(flags.family)}`);
   process.exit(2);
 }
 // The script runs the built program and does not build it: `npm run devnet` builds first.
@@ -177,6 +187,13 @@ Pay an invoice:
 if (flags.family === 'tron') {
   const { runTronDevnet } = await import('./devnet-tron.mjs');
   runTronDevnet({ blockMs: Number(flags['block-ms']), solidLag: Number(flags['solid-lag']) }).catch((error) => {
+    if (isStopping()) return;
+    console.error(`devnet: ${error instanceof Error ? error.message : String(error)}; stopping`);
+    void stopAll(1);
+  });
+} else if (flags.family === 'solana') {
+  const { runSolanaDevnet } = await import('./devnet-solana.mjs');
+  runSolanaDevnet({ slotMs: Number(flags['slot-ms']), finalizedLag: Number(flags['finalized-lag']) }).catch((error) => {
     if (isStopping()) return;
     console.error(`devnet: ${error instanceof Error ? error.message : String(error)}; stopping`);
     void stopAll(1);

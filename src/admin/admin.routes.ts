@@ -29,8 +29,13 @@ const NetworkStatusSchema = Type.Object({
   relayer_balance: Type.Union([Type.String(), Type.Null()]),
   relayer_energy: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   payouts_waiting_gas: Type.Integer(),
-  head_block: Type.Union([Type.Integer(), Type.Null()]),
-  last_scanned_block: Type.Union([Type.Integer(), Type.Null()]),
+  head_block: Type.Union([Type.Integer(), Type.Null()], {
+    description: "The node's head: the latest block on EVM networks and Tron; on Solana the slot at `confirmed`. Null when the node did not answer.",
+  }),
+  last_scanned_block: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      'How far the watcher has read. EVM networks and Tron: the last block of the whole-chain scan. Solana (read per deposit token account, not by block): the finalized slot read before the watcher\'s last complete pass, so every transfer to a watched address finalized at or before it is recorded. Null before the first scan or pass.',
+  }),
   confirmations: Type.Integer(),
   rescan: Type.Optional(Type.Object({ from_block: Type.Integer(), to_block: Type.Integer(), next_block: Type.Integer() })),
 });

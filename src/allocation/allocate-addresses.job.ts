@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import { inTransaction, type Db } from '../platform/database/database.js';
 import type { Job } from '../platform/jobs.js';
 import { openAllocatedIssuance, type LedgerPorts } from '../issuances/index.js';
-import { leaseDueAllocations, type AllocationLease } from './allocation.repository.js';
+import { leaseDueAllocations, postponeAllocation, type AllocationLease } from './allocation.repository.js';
 
 export interface AllocateAddressesDeps {
   readonly db: Db;
@@ -23,7 +23,9 @@ const LEASE: AllocationLease = { stepMs: 30_000, maxMs: 15 * 60_000 };
  * open). Three steps so that no transaction is held across the adapter call
  * (ARCHITECTURE): lease due rows and commit; ask the adapter; store the address
  * and `open` if the row is still registering. Adapters answer the same address
- * when asked twice, so a lease that ran out mid-way does no harm.
+ * when asked twice, so a lease that ran out mid-way does no harm. An adapter
+ * whose address needs the chain first answers `pending` instead of waiting: the
+ * row is asked again shortly, and the others in the batch are not held up.
  */
 export class AllocateAddressesJob implements Job {
   readonly name = 'allocate-addresses';
@@ -44,7 +46,7 @@ export class AllocateAddressesJob implements Job {
         log.warn({ issuanceId: issuance.id, chainId: issuance.chainId }, 'no chain adapter for a registering issuance; retrying later');
         continue;
       }
-      let address: string;
+      let address: Awaited<ReturnType<typeof adapter.allocateAddress>>;
       try {
         address = await adapter.allocateAddress({
           issuanceId: issuance.id,
@@ -65,7 +67,13 @@ export class AllocateAddressesJob implements Job {
         log.warn({ err: error, issuanceId: issuance.id, adapter: adapter.name }, 'address allocation failed; retrying after its lease');
         continue;
       }
-      const stored = await inTransaction(db, async (trx) => openAllocatedIssuance(trx, { now: clock.now(), ledger }, issuance.id, address));
+      if (typeof address !== 'string') {
+        const retryAt = new Date(clock.now().getTime() + address.retryInMs);
+        await inTransaction(db, (trx) => postponeAllocation(trx, issuance.id, retryAt));
+        continue;
+      }
+      const opened = address;
+      const stored = await inTransaction(db, async (trx) => openAllocatedIssuance(trx, { now: clock.now(), ledger }, issuance.id, opened));
       if (stored) allocated += 1;
     }
     return allocated;

@@ -30,6 +30,20 @@ export async function leaseDueAllocations(trx: Tx, now: Date, lease: AllocationL
   return claimed;
 }
 
+/**
+ * The adapter answered that the address is not usable yet (`AddressPending`):
+ * asked again at `at`, and the attempt just leased is not counted, so waiting
+ * for a chain does not grow the back-off meant for failures.
+ */
+export async function postponeAllocation(trx: Tx, issuanceId: string, at: Date): Promise<void> {
+  await trx
+    .updateTable('issuances')
+    .set({ next_allocation_at: at, allocation_attempts: sql`greatest(allocation_attempts - 1, 0)` })
+    .where('id', '=', issuanceId)
+    .where('status', '=', 'registering')
+    .execute();
+}
+
 /** Due registering issuances, locked FOR UPDATE SKIP LOCKED. */
 async function claimDueAllocations(trx: Tx, now: Date, limit: number): Promise<Issuance[]> {
   const rows = await trx

@@ -81,18 +81,32 @@ export type PayoutBroadcast =
  * payout tracker (`evm/payouts/evm-payout-tracker.job.ts`) reports sweeps seen
  * on chain to `confirmPayout` / `revertPayout` / `sweepFailed`. Tron
  * (`tron/`) reuses the EVM watcher over its node's /jsonrpc and has its own
- * payout tracker; Solana has no live adapter yet.
+ * payout tracker. Solana (`solana/`) watches each deposit token account by
+ * signature and has its own tracker; its allocation may answer `AddressPending`.
  *
  * The sandbox adapter implements only `allocateAddress`: sandbox money does
  * not move (LEDGER "Sandbox"), so no sandbox payout is ever sent.
  */
+/**
+ * The address is known but not usable yet (Solana: the token account's
+ * creation was sent and has not reached `confirmed`): the issuance stays
+ * `registering` and is asked again after `retryInMs`, without the growing
+ * back-off of a failure, so that one slow chain never holds the allocation
+ * job for other issuances.
+ */
+export interface AddressPending {
+  readonly pending: true;
+  readonly retryInMs: number;
+}
+
 export interface ChainAdapter {
   readonly name: string;
   /**
    * Idempotent per issuance: asked twice for the same issuance (a worker
-   * crashed after asking), it answers the same address.
+   * crashed after asking), it answers the same address, or that it is still
+   * pending. Must not wait on the chain: answer `AddressPending` instead.
    */
-  allocateAddress(request: AddressRequest): Promise<string>;
+  allocateAddress(request: AddressRequest): Promise<string | AddressPending>;
   /**
    * Broadcasts the sweep of `request.fromAddress`. Contract with the payout
    * worker (`payouts/send-payouts.job.ts`):

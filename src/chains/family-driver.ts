@@ -40,7 +40,9 @@ export interface LiveNetworkState {
   readonly relayerBalance: bigint | null;
   /** Tron only: energy the relayer can use now without burning TRX; null when the node did not answer. */
   readonly relayerEnergy?: bigint | null;
+  /** EVM and Tron: the head block; Solana: the slot at `confirmed`. */
   readonly headBlock: bigint | null;
+  /** EVM and Tron: the whole-chain scan's last block; Solana: the finalized slot before the watcher's last complete pass. */
   readonly lastScannedBlock: bigint | null;
   readonly confirmations: number;
 }

@@ -9,7 +9,7 @@ export type { ChainAccess, ChainFamily, ChainNetwork, ChainToken, EvmAccess, Sol
 export type { AccessFail, AccessParser, AccessSection } from './access-section.js';
 export type { ChainFamilyDriver, DriverLog, FamilyDriverDeps, LiveNetworkState, RunningFamily } from './family-driver.js';
 export { familyAccess, familyDrivers } from './drivers.js';
-export type { AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
+export type { AddressPending, AddressRequest, ChainAdapter, ChainAdapters, PayoutBroadcast, PayoutRequest } from './chain-adapter.js';
 export type { ChainTransfer, SweepLedger, TransferLedger, WatchedAddress } from './ledger-ports.js';
 export { cannotLand, nextExpiringPayoutStep, type ExpiringPayoutStep, type ExpiryClocks, type SignedAttempt } from './expiring-payout.js';
 export { sandboxAddress, sandboxTxHash } from './sandbox/sandbox-adapter.js';
@@ -17,7 +17,7 @@ export { listRescans, readScanLags, requestRescan, type IngestTables, type Resca
 export { deployContracts, deployTestStablecoin, importRelayerKey, recoverForwarder, RecoverRefused, type DeployedContracts } from './evm/index.js';
 export { deployTronContracts, importTronRelayerKey, isOwnTronAddress } from './tron/index.js';
 export { createRpcClient, sendRelayerCall, type RelayerCall, type RelayerCallDeps, type RelayerCallOutcome } from './evm/index.js';
-export { exportDepositKey, findSolanaPaymentReference } from './solana/index.js';
+export { exportDepositKey, findSolanaPaymentReference, importSolanaRelayerKey, parseSolanaKeypair } from './solana/index.js';
 
 /** A family's live adapters by chain id (a `Map`, or a view that decides at each lookup). */
 export type AdapterLookup = Pick<ReadonlyMap<number, ChainAdapter>, 'get'>;

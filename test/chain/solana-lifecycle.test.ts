@@ -1,19 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ed25519 } from '@noble/curves/ed25519';
 import { base58 } from '../../src/chains/base58.js';
-import { exportDepositKey } from '../../src/chains/index.js';
+import { exportDepositKey, importSolanaRelayerKey, parseSolanaKeypair } from '../../src/chains/index.js';
 import { listIssuanceChainTransfers } from '../../src/chains/ingest/index.js';
 import { findDepositAddress } from '../../src/chains/solana/solana-keys.repository.js';
 import { RETIRE_AFTER_MS } from '../../src/chains/solana/reclaim-rent.job.js';
+import type { SolanaRpc } from '../../src/chains/solana/solana-rpc.js';
+import { SolanaWatcherJob } from '../../src/chains/solana/solana-watcher.job.js';
+import { transferLedger } from '../support/evm-ledger.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 import { createMerchant, createSession, createShop, createUser } from '../support/factories.js';
 import {
   SOLANA_CHAIN_ID,
   adminNetworks,
+  allocationPasses,
   balanceOf,
   createSolanaDeposit,
   createSolanaInvoice,
   eventTypes,
+  eventsOf,
   fundRelayer,
   liveSolanaShop,
   newRecipient,
@@ -40,7 +45,7 @@ const fee = (amount: bigint) => {
 describe('live Solana invoices on the local node', () => {
   let chain: SolanaHarness;
   beforeAll(async () => {
-    chain = await startSolanaHarness();
+    chain = await startSolanaHarness({ otherMint: true });
   }, 60_000);
   afterAll(async () => {
     await chain.close();
@@ -53,6 +58,111 @@ describe('live Solana invoices on the local node', () => {
     expect(network?.relayer_balance).toBe('0');
     await fundRelayer(chain, 2_000_000_000n);
     expect((await adminNetworks(chain.app))[0]?.relayer_balance).toBe('2000000000');
+  });
+
+  it('admin network status (issue 24): last_scanned_block on Solana is the finalized slot read before the watcher\'s last complete pass; a transfer finalized by then is recorded', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(3));
+    const signature = await pay(chain, invoice.address, usd(1));
+    const { value: [status] } = await chain.rpc.getSignatureStatuses([signature as never]).send();
+    const paidSlot = status?.slot ?? 0n;
+    await waitUntil(async () => chain.node.slot('finalized') >= paidSlot);
+    const finalizedBefore = chain.node.slot('finalized');
+    chain.app.clock.advance(60_000);
+    await chain.app.jobs.drain();
+    const finalizedAfter = chain.node.slot('finalized');
+
+    const [network] = await adminNetworks(chain.app);
+    const scanned = BigInt(network?.last_scanned_block ?? -1);
+    expect(scanned).toBeGreaterThanOrEqual(finalizedBefore);
+    expect(scanned).toBeLessThanOrEqual(finalizedAfter);
+    expect(scanned).toBeGreaterThanOrEqual(paidSlot);
+    // head_block is the slot at confirmed: ahead of (or at) what is finalized.
+    expect(BigInt(network?.head_block ?? -1)).toBeGreaterThanOrEqual(scanned);
+    const rows = await listIssuanceChainTransfers(chain.app.context.db, invoice.id);
+    expect(rows.map((row) => [row.amount, row.status])).toEqual([[usd(1), 'confirmed']]);
+    expect((await readIssuance(chain, shop, invoice.id)).received).toBe(usd(1).toString());
+  });
+
+  it('admin network status (issue 24): a watcher pass that fails part-way leaves last_scanned_block where it was; the next complete pass moves it', async () => {
+    const before = (await adminNetworks(chain.app))[0]?.last_scanned_block ?? null;
+    expect(before).not.toBeNull();
+    await waitUntil(async () => chain.node.slot('finalized') > BigInt(before ?? 0) + 2n);
+    // The node answers getSlot but not the account reads (a node failing mid-pass).
+    const failing = new Proxy(chain.rpc, {
+      get: (target, property, receiver) =>
+        property === 'getMultipleAccounts' ? () => ({ send: () => Promise.reject(new Error('node down mid-pass')) }) : Reflect.get(target, property, receiver),
+    });
+    const watcher = (rpc: SolanaRpc) =>
+      new SolanaWatcherJob({ db: chain.app.context.db, clock: chain.app.clock, rpc, chainId: SOLANA_CHAIN_ID, pollIntervalMs: 50, ledger: transferLedger, log: chain.app.context.log });
+    expect(await watcher(failing).run()).toBe(0);
+    expect((await adminNetworks(chain.app))[0]?.last_scanned_block).toBe(before);
+    const finalized = chain.node.slot('finalized');
+    await watcher(chain.rpc).run();
+    expect(BigInt((await adminNetworks(chain.app))[0]?.last_scanned_block ?? -1)).toBeGreaterThanOrEqual(finalized);
+  });
+
+  it('issue 24: allocation does not wait for the chain: with slots stopped, one pass sends the token account creations of two invoices and returns; each opens once its account is confirmed, from the one creation sent', async () => {
+    const shop = await liveSolanaShop(chain.app, await newRecipient(chain));
+    chain.node.pause();
+    const ids: string[] = [];
+    for (const amount of [usd(4), usd(6)]) {
+      const response = await chain.app.request({
+        method: 'POST',
+        url: `/api/v1/shops/${shop.shopId}/invoices`,
+        headers: authed(shop.token, newIdempotencyKey()),
+        payload: { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: amount.toString() },
+      });
+      expect(response.statusCode, response.body).toBe(202);
+      ids.push(response.json<{ id: string }>().id);
+    }
+    const started = Date.now();
+    await chain.app.jobs.drain();
+    // Waiting for confirmed here took up to 30 s per issuance, one after the other.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const creations = await Promise.all(ids.map(async (id) => (await findDepositAddress(chain.app.context.db, id))?.creation?.signature));
+    expect(creations).toEqual([expect.any(String), expect.any(String)]);
+    for (const id of ids) expect((await readIssuance(chain, shop, id)).status).toBe('registering');
+    // Asked again while the creation can still land: nothing new is sent.
+    chain.app.clock.advance(1_000);
+    await chain.app.jobs.drain();
+    expect(await Promise.all(ids.map(async (id) => (await findDepositAddress(chain.app.context.db, id))?.creation?.signature))).toEqual(creations);
+    // Waiting for the chain is not a failure: the allocation's back-off does not grow.
+    const attempts = await chain.app.context.db.selectFrom('issuances').select('allocation_attempts').where('id', 'in', ids).execute();
+    expect(attempts.map((row) => row.allocation_attempts)).toEqual([0, 0]);
+
+    chain.node.resume();
+    await allocationPasses(chain, async () => (await Promise.all(ids.map(async (id) => (await readIssuance(chain, shop, id)).status))).every((status) => status === 'open'));
+    for (const [index, id] of ids.entries()) {
+      const deposit = await findDepositAddress(chain.app.context.db, id);
+      const history = await chain.rpc.getSignaturesForAddress(deposit?.tokenAccount as never, { commitment: 'confirmed' }).send();
+      expect(history.map((entry) => entry.signature)).toEqual([creations[index]]);
+    }
+  });
+
+  it('issue 24: a token account creation that can no longer land (rolled back, its blockhash expired) is sent again, and the issuance opens', async () => {
+    const shop = await liveSolanaShop(chain.app, await newRecipient(chain));
+    chain.node.pause();
+    const response = await chain.app.request({
+      method: 'POST',
+      url: `/api/v1/shops/${shop.shopId}/invoices`,
+      headers: authed(shop.token, newIdempotencyKey()),
+      payload: { chain_id: SOLANA_CHAIN_ID, token: chain.mint, amount: usd(5).toString() },
+    });
+    const id = response.json<{ id: string }>().id;
+    await chain.app.jobs.drain();
+    const first = (await findDepositAddress(chain.app.context.db, id))?.creation;
+    if (first === undefined) throw new Error('no token account creation noted');
+    expect(chain.node.drop(first.signature)).toMatchObject({ dropped: true });
+    chain.node.resume();
+    await allocationPasses(chain, async () => (await readIssuance(chain, shop, id)).status === 'open');
+    const second = (await findDepositAddress(chain.app.context.db, id))?.creation;
+    expect(second?.signature).not.toBe(first.signature);
+    // Sent only once the first could no longer land: the confirmed height had passed its blockhash's expiry.
+    expect(chain.node.slot('confirmed')).toBeGreaterThan(first.lastValidBlockHeight);
+    const history = await chain.rpc.getSignaturesForAddress((await findDepositAddress(chain.app.context.db, id))?.tokenAccount as never, { commitment: 'confirmed' }).send();
+    expect(history.map((entry) => entry.signature)).toEqual([second?.signature]);
   });
 
   it('an exact invoice: registering until its token account exists, observed at confirmed, credited at finalized, swept in one transaction, settled', async () => {
@@ -244,7 +354,133 @@ describe('live Solana invoices on the local node', () => {
     expect(await balanceOf(chain, invoice.address)).toBe(usd(3));
     expect((await eventTypes(chain, invoice.id)).filter((type) => type === 'payout.sent')).toHaveLength(1);
   });
+
+  it('LEDGER "Groups": a group paid on one option, then on the other: the second transfer carries duplicate: true, is never swept, and stays at its address on chain', async () => {
+    const otherMint = chain.otherMint;
+    if (otherMint === undefined) throw new Error('the harness lists a second mint');
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const created = await chain.app.request({
+      method: 'POST',
+      url: `/api/v1/shops/${shop.shopId}/invoices`,
+      headers: authed(shop.token, newIdempotencyKey()),
+      payload: { assets: [{ chain_id: SOLANA_CHAIN_ID, token: chain.mint }, { chain_id: SOLANA_CHAIN_ID, token: otherMint }], amount: '12.5' },
+    });
+    expect(created.statusCode, created.body).toBe(202);
+    const groupId = created.json<{ id: string }>().id;
+    await allocationPasses(chain, async () => {
+      const response = await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${groupId}`, headers: authed(shop.token) });
+      return response.json<{ options: Array<{ status: string }> }>().options.every((option) => option.status !== 'registering');
+    });
+    const [first, second] = await groupOptions(chain, shop, groupId);
+    expect(first.address).not.toBe(second.address);
+
+    await pay(chain, first.address, usd(12.5));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, first.id)).status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(12.5) - fee(usd(12.5)));
+    expect(await balanceOf(chain, first.address)).toBe(0n);
+
+    await pay(chain, second.address, usd(12.5), otherMint);
+    await settle(chain);
+    const confirmed = (await eventsOf(chain, second.id)).filter((event) => event.type === 'transfer.confirmed');
+    expect(confirmed.map((event) => event.data.duplicate)).toEqual([true]);
+    expect((await eventTypes(chain, second.id)).some((type) => type.startsWith('payout.'))).toBe(false);
+    expect((await ledgerTransfers(chain, second.id)).map((row) => row.payout_id)).toEqual([null]);
+    // On chain: the duplicate stays at the second option's address; the recipient got none of it.
+    expect(await balanceOf(chain, second.address, otherMint)).toBe(usd(12.5));
+    expect(await balanceOf(chain, recipient, otherMint)).toBe(0n);
+    expect(await balanceOf(chain, recipient)).toBe(usd(12.5) - fee(usd(12.5)));
+  });
+
+  it('SPEC "What the service does", LEDGER "Invoices": a transfer after settlement (the token account still open) is late: counted in received, recorded, never swept; it stays at the address on chain', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(10));
+    await pay(chain, invoice.address, usd(10));
+    await settle(chain);
+    expect((await readIssuance(chain, shop, invoice.id)).status).toBe('settled');
+    const eventsBefore = await eventTypes(chain, invoice.id);
+
+    await pay(chain, invoice.address, usd(5));
+    await settle(chain);
+    const late = await readIssuance(chain, shop, invoice.id);
+    expect(late.status).toBe('settled');
+    expect(late.received).toBe(usd(15).toString());
+    expect((await ledgerTransfers(chain, invoice.id)).map((row) => [row.amount, row.status, row.disposition, row.payout_id === null])).toEqual([
+      [usd(10), 'confirmed', 'credited', false],
+      [usd(5), 'confirmed', 'late', true],
+    ]);
+    // Only the late transfer's own events: no payout, no second close.
+    expect((await eventTypes(chain, invoice.id)).slice(eventsBefore.length)).toEqual(['transfer.observed', 'transfer.confirmed']);
+    expect(await balanceOf(chain, invoice.address)).toBe(usd(5));
+    expect(await balanceOf(chain, recipient)).toBe(usd(10) - fee(usd(10)));
+  });
+
+  it('LEDGER "Cancellation and expiry": a cancelled invoice paid in full is credited and swept like any other, its payout events carrying invoice_cancelled: true; balances on chain', async () => {
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(20));
+    const cancel = await chain.app.request({ method: 'POST', url: `/api/v1/shops/${shop.shopId}/invoices/${invoice.id}/cancel`, headers: authed(shop.token, newIdempotencyKey()) });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    const feeWalletBefore = await balanceOf(chain, chain.feeWallet);
+
+    await pay(chain, invoice.address, usd(20));
+    await settle(chain);
+    const after = await readIssuance(chain, shop, invoice.id);
+    // SPEC: cancel sets cancelled_at; the status still follows the table.
+    expect(after.cancelled_at).not.toBeNull();
+    expect(after.status).toBe('settled');
+    expect(after.received).toBe(usd(20).toString());
+    const payoutEvents = (await eventsOf(chain, invoice.id)).filter((event) => event.type.startsWith('payout.'));
+    expect(payoutEvents.map((event) => event.type)).toEqual(['payout.sent', 'payout.confirmed']);
+    for (const event of payoutEvents) expect(event.data.invoice_cancelled).toBe(true);
+    expect(await balanceOf(chain, recipient)).toBe(usd(20) - fee(usd(20)));
+    expect((await balanceOf(chain, chain.feeWallet)) - feeWalletBefore).toBe(fee(usd(20)));
+    expect(await balanceOf(chain, invoice.address)).toBe(0n);
+  });
+
+  // Last: it replaces the shared harness's relayer.
+  it('issue 24 item 4: an imported relayer key (a solana-keygen keypair file\'s bytes) pays the next sweep and the next token account', async () => {
+    const seed = Uint8Array.from({ length: 32 }, (_, index) => 7 + index);
+    const keygenFile = JSON.stringify([...seed, ...ed25519.getPublicKey(seed)]);
+    const parsed = parseSolanaKeypair(keygenFile);
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    const outcome = await importSolanaRelayerKey(chain.app.context.db, chain.app.context.secrets, chain.app.clock, SOLANA_CHAIN_ID, parsed.seed);
+    expect(outcome).toEqual({ outcome: 'imported', relayer: { chainId: SOLANA_CHAIN_ID, address: base58.encode(ed25519.getPublicKey(seed)) } });
+    const imported = await fundRelayer(chain, 1_000_000_000n);
+    expect(imported).toBe(outcome.relayer.address);
+
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const { allocated: invoice } = await createSolanaInvoice(chain, shop, usd(8));
+    const deposit = await findDepositAddress(chain.app.context.db, invoice.id);
+    await pay(chain, invoice.address, usd(8));
+    await settle(chain);
+    const settled = await readIssuance(chain, shop, invoice.id);
+    expect(settled.status).toBe('settled');
+    expect(await balanceOf(chain, recipient)).toBe(usd(8) - fee(usd(8)));
+    // Both transactions were paid by the imported key: it is each one's fee payer (first account).
+    for (const signature of [deposit?.creation?.signature, settled.payout_tx_hash]) {
+      const transaction = await chain.rpc.getTransaction(signature as never, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+      expect(transaction?.transaction.message.accountKeys[0]).toBe(imported);
+    }
+  });
 });
+
+/** The ledger's transfers of an issuance (the `transfers` table), largest first: rows written at one instant of the manual clock have no order of their own. */
+async function ledgerTransfers(chain: SolanaHarness, issuanceId: string) {
+  const rows = await chain.app.context.db.selectFrom('transfers').select(['amount', 'status', 'disposition', 'payout_id']).where('issuance_id', '=', issuanceId).execute();
+  return rows.map((row) => ({ ...row, amount: BigInt(row.amount) })).sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1));
+}
+
+/** The group's options, once allocated (each its own deposit key and token account). */
+async function groupOptions(chain: SolanaHarness, shop: { shopId: string; token: string }, groupId: string) {
+  const response = await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${groupId}`, headers: authed(shop.token) });
+  const [first, second] = response.json<{ options: Array<{ id: string; address: string }> }>().options;
+  if (first === undefined || second === undefined) throw new Error(`a group of two options: ${response.body}`);
+  return [first, second] as const;
+}
 
 /** Pays while the node's slots stand still, then lets them reach `confirmed` only. */
 async function payPaused(chain: SolanaHarness, owner: string, amount: bigint): Promise<string> {

@@ -20,6 +20,8 @@ export interface SolanaHarness {
   readonly rpc: SolanaRpc;
   readonly app: TestApp;
   readonly mint: Address;
+  /** A second mint of the same token program, listed after `mint` (`otherMint: true`), for groups of two options. */
+  readonly otherMint: Address | undefined;
   readonly tokenProgram: Address;
   readonly payer: KeyPairSigner;
   readonly feeWallet: Address;
@@ -32,10 +34,13 @@ export interface SolanaHarness {
  * that lists the network with its rpc_url and fee_wallet, so the app runs its
  * own Solana driver (nothing in-process is faked).
  */
-export async function startSolanaHarness(options: { tokenProgram?: Address; liveChainAdapters?: ReadonlyMap<number, ChainAdapter> } = {}): Promise<SolanaHarness> {
+export async function startSolanaHarness(
+  options: { tokenProgram?: Address; liveChainAdapters?: ReadonlyMap<number, ChainAdapter>; otherMint?: boolean } = {},
+): Promise<SolanaHarness> {
   const node = await startSolanaNode(NODE_TIMING);
   const tokenProgram = options.tokenProgram ?? (TOKEN_PROGRAM as Address);
   const { mint } = await node.createMint({ decimals: 6, tokenProgram });
+  const otherMint = options.otherMint === true ? (await node.createMint({ decimals: 6, tokenProgram })).mint : undefined;
   const payer = await createKeyPairSignerFromBytes((node.accounts[0] as { secretKey: Uint8Array }).secretKey);
   const feeWallet = (await generateKeyPairSigner()).address;
   const directory = mkdtempSync(path.join(tmpdir(), 'ivory-solana-'));
@@ -62,7 +67,10 @@ export async function startSolanaHarness(options: { tokenProgram?: Address; live
             minimum_sweep: '1',
             maximum_sweep: '100000',
           },
-          tokens: [{ address: mint, symbol: 'TUSD', decimals: 6, status: 'ready' }],
+          tokens: [
+            { address: mint, symbol: 'TUSD', decimals: 6, status: 'ready' },
+            ...(otherMint === undefined ? [] : [{ address: otherMint, symbol: 'TUSDT', decimals: 6, status: 'ready' }]),
+          ],
           rpc_url: node.url,
           fee_wallet: feeWallet,
           poll_interval_ms: 50,
@@ -76,6 +84,7 @@ export async function startSolanaHarness(options: { tokenProgram?: Address; live
     rpc: solanaRpc(node.url),
     app,
     mint,
+    otherMint,
     tokenProgram,
     payer,
     feeWallet,
@@ -90,7 +99,7 @@ export async function startSolanaHarness(options: { tokenProgram?: Address; live
 export async function adminNetworks(app: TestApp) {
   const response = await app.request({ method: 'GET', url: '/admin/v1/networks', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   if (response.statusCode !== 200) throw new Error(`admin networks: ${response.statusCode} ${response.body}`);
-  return response.json<Array<{ chain_id: number; relayer_address: string; relayer_balance: string | null; payouts_waiting_gas: number }>>();
+  return response.json<Array<{ chain_id: number; relayer_address: string; relayer_balance: string | null; payouts_waiting_gas: number; head_block: number | null; last_scanned_block: number | null }>>();
 }
 
 /** Gives the relayer SOL (lamports) from the node's faucet; answers its address. */
@@ -103,12 +112,14 @@ export async function fundRelayer(harness: SolanaHarness, lamports = 1_000_000_0
   return relayer;
 }
 
-/** A new wallet holding a token account for the harness's mint (SPEC: a recipient must hold one). */
+/** A new wallet holding a token account for each of the harness's mints (SPEC: a recipient must hold one). */
 export async function newRecipient(harness: SolanaHarness, withTokenAccount = true): Promise<Address> {
   const wallet = (await generateKeyPairSigner()).address;
   if (withTokenAccount) {
-    const { signature } = await harness.node.mintTo({ mint: harness.mint, owner: wallet, amount: 0n });
-    await waitConfirmed(harness.rpc, signature, 10_000);
+    for (const mint of [harness.mint, ...(harness.otherMint === undefined ? [] : [harness.otherMint])]) {
+      const { signature } = await harness.node.mintTo({ mint, owner: wallet, amount: 0n });
+      await waitConfirmed(harness.rpc, signature, 10_000);
+    }
   }
   return wallet;
 }
@@ -124,29 +135,29 @@ export async function liveSolanaShop(app: TestApp, recipient: string) {
   return { shopId: shop.id, merchantId: merchant.id, token: key.token, session };
 }
 
-export async function tokenAccountOf(harness: SolanaHarness, owner: string): Promise<Address> {
-  const [account] = await findAssociatedTokenPda({ owner: toAddress(owner), mint: harness.mint, tokenProgram: harness.tokenProgram });
+export async function tokenAccountOf(harness: SolanaHarness, owner: string, mint: Address = harness.mint): Promise<Address> {
+  const [account] = await findAssociatedTokenPda({ owner: toAddress(owner), mint, tokenProgram: harness.tokenProgram });
   return account;
 }
 
 /** The payer mints `amount` and sends it with TransferChecked to `owner`'s token account: a real SPL transfer. Answers its signature (confirmed). */
-export async function pay(harness: SolanaHarness, owner: string, amount: bigint): Promise<string> {
-  const { tokenAccount: source, signature: minted } = await harness.node.mintTo({ mint: harness.mint, owner: harness.payer.address, amount });
+export async function pay(harness: SolanaHarness, owner: string, amount: bigint, mint: Address = harness.mint): Promise<string> {
+  const { tokenAccount: source, signature: minted } = await harness.node.mintTo({ mint, owner: harness.payer.address, amount });
   await waitConfirmed(harness.rpc, minted, 10_000);
-  const destination = await tokenAccountOf(harness, owner);
+  const destination = await tokenAccountOf(harness, owner, mint);
   // As wallets do: the recipient's associated token account is created when missing (paid by the payer).
   const signed = await signTransaction(harness.rpc, harness.payer, [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: harness.payer, ata: destination, owner: toAddress(owner), mint: harness.mint, tokenProgram: harness.tokenProgram }),
-    getTransferCheckedInstruction({ source, mint: harness.mint, destination, authority: harness.payer, amount, decimals: 6 }, { programAddress: harness.tokenProgram }),
+    getCreateAssociatedTokenIdempotentInstruction({ payer: harness.payer, ata: destination, owner: toAddress(owner), mint, tokenProgram: harness.tokenProgram }),
+    getTransferCheckedInstruction({ source, mint, destination, authority: harness.payer, amount, decimals: 6 }, { programAddress: harness.tokenProgram }),
   ]);
   await sendSigned(harness.rpc, signed.wireBase64);
   await waitConfirmed(harness.rpc, signed.signature, 10_000);
   return signed.signature;
 }
 
-/** `owner`'s token balance of the harness's mint (its associated token account), at confirmed; 0 without an account. */
-export async function balanceOf(harness: SolanaHarness, owner: string): Promise<bigint> {
-  const account = await tokenAccountOf(harness, owner);
+/** `owner`'s token balance of `mint` (its associated token account), at confirmed; 0 without an account. */
+export async function balanceOf(harness: SolanaHarness, owner: string, mint: Address = harness.mint): Promise<bigint> {
+  const account = await tokenAccountOf(harness, owner, mint);
   const { value } = await harness.rpc.getMultipleAccounts([account], { commitment: 'confirmed', encoding: 'base64' }).send();
   if (value[0] === null || value[0] === undefined) return 0n;
   const { value: balance } = await harness.rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send();
@@ -171,6 +182,22 @@ export async function settle(harness: SolanaHarness, rounds = 3): Promise<void> 
   }
 }
 
+/**
+ * Runs the jobs until `done`: an allocation answers pending while its token account's creation
+ * is on its way to `confirmed`, and is asked again a poll later (the manual clock moves a second
+ * a round, the node's slots on their own).
+ */
+export async function allocationPasses(harness: SolanaHarness, done: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  await harness.app.jobs.drain();
+  await waitUntil(async () => {
+    if (await done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, NODE_TIMING.slotMs));
+    harness.app.clock.advance(1_000);
+    await harness.app.jobs.drain();
+    return done();
+  }, timeoutMs);
+}
+
 export async function createSolanaInvoice(harness: SolanaHarness, shop: { shopId: string; token: string }, amount: bigint) {
   const response = await harness.app.request({
     method: 'POST',
@@ -181,7 +208,7 @@ export async function createSolanaInvoice(harness: SolanaHarness, shop: { shopId
   if (response.statusCode !== 202) throw new Error(`create live invoice: ${response.statusCode} ${response.body}`);
   const id = response.json<{ id: string }>().id;
   const created = await readIssuance(harness, shop, id);
-  await harness.app.jobs.drain();
+  await allocationPasses(harness, async () => (await readIssuance(harness, shop, id)).status !== 'registering');
   return { created, allocated: await readIssuance(harness, shop, id) };
 }
 
@@ -193,8 +220,9 @@ export async function createSolanaDeposit(harness: SolanaHarness, shop: { shopId
     payload: { chain_id: SOLANA_CHAIN_ID, token: harness.mint },
   });
   if (response.statusCode !== 202) throw new Error(`create live deposit: ${response.statusCode} ${response.body}`);
-  await harness.app.jobs.drain();
-  return readIssuance(harness, shop, response.json<{ id: string }>().id);
+  const id = response.json<{ id: string }>().id;
+  await allocationPasses(harness, async () => (await readIssuance(harness, shop, id)).status !== 'registering');
+  return readIssuance(harness, shop, id);
 }
 
 export async function readIssuance(harness: SolanaHarness, shop: { shopId: string; token: string }, id: string) {
@@ -203,7 +231,11 @@ export async function readIssuance(harness: SolanaHarness, shop: { shopId: strin
   return response.json<{ id: string; status: string; address: string; received: string; amount: string | null; payout_tx_hash: string | null; cancelled_at: string | null }>();
 }
 
-export async function eventTypes(harness: SolanaHarness, issuanceId: string): Promise<string[]> {
+export async function eventsOf(harness: SolanaHarness, issuanceId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
   const rows = await harness.app.context.db.selectFrom('events').select(['envelope']).where('issuance_id', '=', issuanceId).orderBy('sequence').execute();
-  return rows.map((row) => (JSON.parse(row.envelope) as { type: string }).type);
+  return rows.map((row) => JSON.parse(row.envelope) as { type: string; data: Record<string, unknown> });
+}
+
+export async function eventTypes(harness: SolanaHarness, issuanceId: string): Promise<string[]> {
+  return (await eventsOf(harness, issuanceId)).map((event) => event.type);
 }

@@ -3,13 +3,13 @@ import { address as toAddress } from '@solana/kit';
 import type { Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto.js';
 import type { Db } from '../../platform/database/database.js';
-import type { AddressRequest } from '../chain-adapter.js';
+import type { AddressPending, AddressRequest } from '../chain-adapter.js';
 import type { DriverLog } from '../family-driver.js';
 import { ensureDepositSeed, openDepositKey, solanaRelayerKey } from './solana-keys.js';
-import { findDepositAddress, insertDepositAddressIfAbsent, nextDerivationIndex, type SolanaDepositAddress } from './solana-keys.repository.js';
+import { findDepositAddress, insertDepositAddressIfAbsent, nextDerivationIndex, noteTokenAccountCreation, type SolanaDepositAddress } from './solana-keys.repository.js';
 import type { SolanaNetwork } from './solana-network.js';
 import { newPaymentReference } from './solana-pay.js';
-import { existingAccounts, mintTokenProgram, signTransaction, signerOf, sendSigned, waitConfirmed, type SolanaRpc } from './solana-rpc.js';
+import { blockHeights, existingAccounts, mintTokenProgram, signatureStates, signTransaction, signerOf, sendSigned, type SolanaRpc } from './solana-rpc.js';
 
 export interface AllocateDepositAddressDeps {
   readonly db: Db;
@@ -20,25 +20,45 @@ export interface AllocateDepositAddressDeps {
   readonly log: DriverLog;
 }
 
-/** How long the allocation waits for the token account's creation to reach `confirmed` before its lease retries. */
-const CONFIRM_TIMEOUT_MS = 30_000;
-
 /**
  * An issuance's Solana payment address (issue 24 item 1): its own deposit key,
  * derived from the deployment's seed at a fresh index, shown as the key's
  * wallet address (Solana Pay's `recipient` is a system account). The issuance
  * stays `registering` (SPEC) until its associated token account exists at
  * `confirmed`: the relayer creates it idempotently, in the mint's own token
- * program, and pays its rent. Idempotent per issuance: the first stored index
- * wins, and a retried call finds the account or creates it again harmlessly.
+ * program, and pays its rent. The call never waits for the chain: it sends
+ * the creation, notes it, and answers pending; a later call answers the
+ * address once the account exists, and sends a new creation only when the
+ * noted one can no longer land (failed, or its blockhash expired below the
+ * confirmed block height). Idempotent per issuance: the first stored index
+ * wins, and a creation sent twice (a crash before it was noted) is harmless.
  */
-export async function allocateDepositAddress(deps: AllocateDepositAddressDeps, request: AddressRequest): Promise<string> {
+export async function allocateDepositAddress(deps: AllocateDepositAddressDeps, request: AddressRequest): Promise<string | AddressPending> {
   const { db, rpc, network } = deps;
   if (request.chainId !== network.chainId) throw new Error(`allocation for chain ${request.chainId} sent to the adapter of Solana chain ${network.chainId}`);
   const deposit = (await findDepositAddress(db, request.issuanceId)) ?? (await recordDepositAddress(deps, request));
   const [exists] = await existingAccounts(rpc, [deposit.tokenAccount], 'confirmed');
-  if (exists !== true) await createTokenAccount(deps, deposit);
-  return deposit.ownerAddress;
+  if (exists === true) return deposit.ownerAddress;
+  const pending: AddressPending = { pending: true, retryInMs: network.pollIntervalMs };
+  if (deposit.creation !== undefined && (await mayStillLand(deps, deposit, deposit.creation))) return pending;
+  await createTokenAccount(deps, deposit);
+  return pending;
+}
+
+/**
+ * Whether the noted creation can still make the account exist: it is in a
+ * block (not failed), or its blockhash is still valid at the confirmed height.
+ * A failed one is forgotten and reported, so the allocation backs off before
+ * trying again (a relayer short of SOL would otherwise pay a fee every poll).
+ */
+async function mayStillLand(deps: AllocateDepositAddressDeps, deposit: SolanaDepositAddress, creation: { readonly signature: string; readonly lastValidBlockHeight: bigint }): Promise<boolean> {
+  const [state] = await signatureStates(deps.rpc, [creation.signature]);
+  if (state?.failed === true) {
+    await noteTokenAccountCreation(deps.db, deposit.issuanceId, undefined);
+    throw new Error(`the creation of Solana deposit token account ${deposit.tokenAccount} failed on chain (${creation.signature}); sent again after the allocation's back-off`);
+  }
+  if (state !== null && state !== undefined) return true;
+  return (await blockHeights(deps.rpc)).head <= creation.lastValidBlockHeight;
 }
 
 async function recordDepositAddress(deps: AllocateDepositAddressDeps, request: AddressRequest): Promise<SolanaDepositAddress> {
@@ -72,6 +92,7 @@ async function createTokenAccount(deps: AllocateDepositAddressDeps, deposit: Sol
   });
   const signed = await signTransaction(deps.rpc, relayer, [instruction]);
   await sendSigned(deps.rpc, signed.wireBase64);
-  await waitConfirmed(deps.rpc, signed.signature, CONFIRM_TIMEOUT_MS);
-  deps.log.info({ issuanceId: deposit.issuanceId, tokenAccount: deposit.tokenAccount, signature: signed.signature }, 'Solana deposit token account created');
+  // Noted after the send: a crash in between only leads to a second creation, a no-op on chain but its fee.
+  await noteTokenAccountCreation(deps.db, deposit.issuanceId, { signature: signed.signature, lastValidBlockHeight: signed.lastValidBlockHeight });
+  deps.log.info({ issuanceId: deposit.issuanceId, tokenAccount: deposit.tokenAccount, signature: signed.signature }, 'Solana deposit token account creation sent');
 }

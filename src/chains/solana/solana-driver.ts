@@ -11,6 +11,7 @@ import { ensureDepositSeed, ensureSolanaRelayer, findSolanaRelayer } from './sol
 import { solanaNetworkOf, type SolanaNetwork } from './solana-network.js';
 import { bounded, lamportsOf, solanaRpc, type SolanaRpc } from './solana-rpc.js';
 import { SolanaWatcherJob } from './solana-watcher.job.js';
+import { findScannedFinalizedSlot } from './solana-watch-progress.repository.js';
 import { recipientTokenAccountProblem } from './recipient-token-account.js';
 import { ReclaimRentJob } from './reclaim-rent.job.js';
 
@@ -60,9 +61,10 @@ async function startSolanaChains(deps: FamilyDriverDeps): Promise<RunningFamily>
       Promise.all(
         live.map(async ({ network, rpc }): Promise<LiveNetworkState> => {
           const relayer = await findSolanaRelayer(deps.db, network.chainId);
-          const [balance, head] = await Promise.all([
+          const [balance, head, scanned] = await Promise.all([
             relayer === undefined ? null : lamportsOf(rpc, relayer.address).catch(() => null),
             rpc.getSlot({ commitment: 'confirmed' }).send(bounded()).catch(() => null),
+            findScannedFinalizedSlot(deps.db, network.chainId),
           ]);
           return {
             chainId: network.chainId,
@@ -70,8 +72,9 @@ async function startSolanaChains(deps: FamilyDriverDeps): Promise<RunningFamily>
             relayerAddress: relayer?.address ?? '',
             relayerBalance: balance,
             headBlock: head,
-            // Solana is read per address, not by block: no whole-chain cursor to show.
-            lastScannedBlock: null,
+            // Solana is read per token account, not by block: the honest analogue of a block cursor is the
+            // finalized slot before the watcher's last complete pass (solana-watcher.job.ts).
+            lastScannedBlock: scanned,
             confirmations: 0,
           };
         }),

@@ -88,10 +88,12 @@ export interface SolanaDepositAddress {
   /** The Solana Pay reference of the issuance's transfer request; null for addresses allocated before there was one. */
   readonly reference: string | null;
   readonly createdAt: Date;
+  /** The token account's creation last sent (allocation), if any. */
+  readonly creation: { readonly signature: string; readonly lastValidBlockHeight: bigint } | undefined;
 }
 
 /** Records the issuance's deposit key; the first row for an issuance wins (a retried allocation reads it back). */
-export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit<SolanaDepositAddress, 'createdAt'>, now: Date): Promise<void> {
+export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit<SolanaDepositAddress, 'createdAt' | 'creation'>, now: Date): Promise<void> {
   await solana(executor)
     .insertInto('solana_deposit_addresses')
     .values({
@@ -110,7 +112,20 @@ export async function insertDepositAddressIfAbsent(executor: Executor, row: Omit
     .execute();
 }
 
-const ADDRESS_COLUMNS = ['issuance_id', 'chain_id', 'derivation_index', 'owner_address', 'token_account', 'mint', 'token_program', 'kind', 'reference', 'created_at'] as const;
+const ADDRESS_COLUMNS = [
+  'issuance_id',
+  'chain_id',
+  'derivation_index',
+  'owner_address',
+  'token_account',
+  'mint',
+  'token_program',
+  'kind',
+  'reference',
+  'created_at',
+  'creation_signature',
+  'creation_last_valid_block_height',
+] as const;
 
 type AddressRow = {
   issuance_id: string;
@@ -123,6 +138,8 @@ type AddressRow = {
   kind: 'invoice' | 'deposit';
   reference: string | null;
   created_at: Date;
+  creation_signature: string | null;
+  creation_last_valid_block_height: string | null;
 };
 
 const toDepositAddress = (row: AddressRow): SolanaDepositAddress => ({
@@ -136,7 +153,20 @@ const toDepositAddress = (row: AddressRow): SolanaDepositAddress => ({
   kind: row.kind,
   reference: row.reference,
   createdAt: row.created_at,
+  creation:
+    row.creation_signature === null || row.creation_last_valid_block_height === null
+      ? undefined
+      : { signature: row.creation_signature, lastValidBlockHeight: BigInt(row.creation_last_valid_block_height) },
 });
+
+/** Notes the token account's creation just sent (or forgets it: `undefined`, after it failed on chain). */
+export async function noteTokenAccountCreation(executor: Executor, issuanceId: string, creation: { readonly signature: string; readonly lastValidBlockHeight: bigint } | undefined): Promise<void> {
+  await solana(executor)
+    .updateTable('solana_deposit_addresses')
+    .set({ creation_signature: creation?.signature ?? null, creation_last_valid_block_height: creation?.lastValidBlockHeight.toString() ?? null })
+    .where('issuance_id', '=', issuanceId)
+    .execute();
+}
 
 export async function findDepositAddress(executor: Executor, issuanceId: string): Promise<SolanaDepositAddress | undefined> {
   const row = await solana(executor).selectFrom('solana_deposit_addresses').select(ADDRESS_COLUMNS).where('issuance_id', '=', issuanceId).executeTakeFirst();
@@ -202,4 +232,25 @@ export async function listReclaimableAddresses(executor: Executor, chainId: numb
 
 export async function markRentReclaimed(executor: Executor, issuanceId: string, now: Date): Promise<void> {
   await solana(executor).updateTable('solana_deposit_addresses').set({ rent_reclaimed_at: now }).where('issuance_id', '=', issuanceId).execute();
+}
+
+/** Sets the network's relayer to an operator's key (`ivory relayer import --family solana`). */
+export async function upsertSolanaRelayer(executor: Executor, row: SolanaRelayerRow, now: Date): Promise<void> {
+  await solana(executor)
+    .insertInto('solana_relayers')
+    .values({ chain_id: row.chainId, address: row.address, sealed_key: row.sealedKey, lamports_needed: null, created_at: now, updated_at: now })
+    .onConflict((conflict) => conflict.column('chain_id').doUpdateSet({ address: row.address, sealed_key: row.sealedKey, updated_at: now }))
+    .execute();
+}
+
+/** Whether a sweep transaction of the network may still land (signed or landed, not yet finalized or expired). */
+export async function hasSolanaPayoutsInFlight(executor: Executor, chainId: number): Promise<boolean> {
+  const row = await solana(executor)
+    .selectFrom('solana_payout_transactions')
+    .select('id')
+    .where('chain_id', '=', chainId)
+    .where('status', 'in', ['signed', 'landed'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -8,6 +8,7 @@ import type { TransferLedger } from '../ledger-ports.js';
 import { listDepositAddresses } from './solana-keys.repository.js';
 import { bounded, type SolanaRpc } from './solana-rpc.js';
 import { solanaTransferSource, type WatchedTokenAccount } from './solana-transfer-source.js';
+import { noteScannedFinalizedSlot } from './solana-watch-progress.repository.js';
 
 export interface SolanaWatcherDeps {
   readonly db: Db;
@@ -32,6 +33,9 @@ const ACCOUNTS_PER_CALL = 100;
  * An open issuance's Solana Pay reference is read too, right after its
  * token account whenever that one is read: both find the same transfer
  * under the same key (decision 0039).
+ * A pass that completes records the finalized slot read before it began: the
+ * operator's `last_scanned_block` (every transfer to a watched account
+ * finalized by then is recorded).
  */
 export class SolanaWatcherJob implements Job {
   readonly name: string;
@@ -54,6 +58,8 @@ export class SolanaWatcherJob implements Job {
 
   async #pass(): Promise<number> {
     const { db, clock, rpc, chainId, ledger } = this.deps;
+    // Read first: what this pass reads afterwards covers every transfer finalized by this slot.
+    const finalizedSlot = await rpc.getSlot({ commitment: 'finalized' }).send(bounded());
     const watched = await ledger.watchedAddresses(db, 'solana', chainId, null);
     const open = new Set(watched.filter((entry) => entry.open).map((entry) => entry.issuanceId));
     const deposits = await listDepositAddresses(
@@ -91,10 +97,12 @@ export class SolanaWatcherJob implements Job {
       else this.#quiet.delete(address);
       return read;
     } };
-    return addressSignaturePass(
+    const done = await addressSignaturePass(
       { db, clock, chainId, source: quietRead, ledger: { ledger, workers: 1, batchSize: 200, displayAddress: (address) => address } },
       [...changed, ...references],
     );
+    await noteScannedFinalizedSlot(db, chainId, finalizedSlot, clock.now());
+    return done;
   }
 
   /** Each account's data at `confirmed` (base64, '' when missing), in batches. */

@@ -33,6 +33,9 @@ export interface SolanaDepositAddressesTable {
   rent_reclaimed_at: NullableTimestamp;
   /** Solana Pay reference (base58, 32 random bytes; migration 202611300300); null before it. */
   reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 202611300400: the token account's last creation sent, while the account is not confirmed. */
+  creation_signature: string | null;
+  creation_last_valid_block_height: NullableInt8;
   created_at: CreatedAt;
 }
 
@@ -55,9 +58,17 @@ export interface SolanaPayoutTransactionsTable {
   broadcast_at: NullableTimestamp;
 }
 
+/** Migration 202611300400: the finalized slot up to which the watcher's last complete pass read. */
+export interface SolanaWatchProgressTable {
+  chain_id: number;
+  scanned_finalized_slot: Int8;
+  updated_at: Timestamp;
+}
+
 export type SolanaTables = {
   solana_relayers: SolanaRelayersTable;
   solana_deposit_seeds: SolanaDepositSeedsTable;
   solana_deposit_addresses: SolanaDepositAddressesTable;
   solana_payout_transactions: SolanaPayoutTransactionsTable;
+  solana_watch_progress: SolanaWatchProgressTable;
 };

@@ -1,0 +1,175 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { findAssociatedTokenPda } from '@solana-program/token';
+import { address as toAddress, createSolanaRpc } from '@solana/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/local-server.js';
+
+// Issue 24 ("What a user can do"): `npm run devnet -- --family solana` starts the local Solana
+// node with Ivory on it and prints how to pay an invoice; Ctrl-C stops everything. Runs `node
+// scripts/devnet.mjs --family solana` as `npm run devnet` does after its builds
+// (test/global-setup.ts built dist/; dist-devnets/ is built here), with fast slots, follows what
+// it prints, pays with the printed command, then sends SIGINT and checks that the node and Ivory
+// are gone.
+
+const root = path.resolve(import.meta.dirname, '../..');
+const SOLANA_ADDRESS = /[1-9A-HJ-NP-Za-km-z]{32,44}/.source;
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+interface Issuance {
+  readonly id: string;
+  readonly status: string;
+  readonly address: string | null;
+  readonly received: string;
+  readonly payout_tx_hash: string | null;
+}
+
+describe('npm run devnet -- --family solana', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ivory-devnet-solana-'));
+  let devnet: ChildProcess | undefined;
+  const childPids: number[] = [];
+
+  beforeAll(() => {
+    // What `npm run devnet` does before the script: `npm run devnets:build`.
+    execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'devnets/tsconfig.json'], { cwd: root, stdio: 'inherit' });
+  }, 60_000);
+
+  afterAll(async () => {
+    // Whatever happened, leave nothing running: the children run in their own process groups.
+    for (const pid of childPids) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    if (devnet !== undefined && devnet.exitCode === null && devnet.signalCode === null) devnet.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts the Solana node and Ivory, takes a USDC invoice paid with devnet-pay.mjs --family solana to settled, and stops everything on SIGINT', async () => {
+    const ivoryPort = await freePort();
+    const solanaPort = await freePort();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: os.tmpdir(),
+      PORT: String(ivoryPort),
+      DEVNET_SOLANA_PORT: String(solanaPort),
+      DEVNET_DATA_DIR: dataDir,
+    };
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'devnet.mjs'), '--family', 'solana', '--slot-ms', '50', '--finalized-lag', '8'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    devnet = child;
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+
+    // 1. "Ivory Solana devnet is up", with the API key, the shop, the token, the recipient and both children's pids.
+    await until(
+      'devnet is up',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`devnet exited with ${child.exitCode}:\n${output}`);
+        return output.includes('Ivory Solana devnet is up') ? true : undefined;
+      },
+      75_000, // about 15 s on an idle machine; room for the whole suite running beside it
+    );
+    const apiKey = /API key\s+(ivk_\S+)/.exec(output)?.[1];
+    const shopId = /\(shop ([0-9a-f-]{36})\)/.exec(output)?.[1];
+    const token = new RegExp(`USDC (${SOLANA_ADDRESS})`).exec(output)?.[1];
+    const recipient = new RegExp(`recipient (${SOLANA_ADDRESS})`).exec(output)?.[1];
+    const chainId = Number(/chain_id (\d+), 50 ms slots/.exec(output)?.[1]);
+    const rpcUrl = /chain\s+(http:\S+)/.exec(output)?.[1];
+    const ivoryPid = Number(/Ivory pid (\d+)/.exec(output)?.[1]);
+    const nodePid = Number(/Solana node pid (\d+)/.exec(output)?.[1]);
+    expect({ apiKey, shopId, token, recipient, rpcUrl }, output).toEqual({ apiKey: expect.any(String), shopId: expect.any(String), token: expect.any(String), recipient: expect.any(String), rpcUrl: `http://127.0.0.1:${solanaPort}` });
+    childPids.push(ivoryPid, nodePid);
+    expect(alive(ivoryPid) && alive(nodePid)).toBe(true);
+    expect(output).toContain(`DEVNET_DATA_DIR=${dataDir} node scripts/devnet-pay.mjs --family solana <address> 25`);
+
+    // 2. The invoice, created exactly as printed: registering, then open with a wallet address once its token account exists.
+    const api = `http://localhost:${ivoryPort}/api/v1/shops/${shopId}`;
+    const headers = { authorization: `Bearer ${apiKey}` };
+    const created = await fetch(`${api}/invoices`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': `devnet-solana-test-${Date.now()}` },
+      body: JSON.stringify({ chain_id: chainId, token, amount: '25000000' }),
+    });
+    expect(created.status, await created.clone().text()).toBe(202);
+    const invoice = (await created.json()) as Issuance;
+    expect(invoice.status).toBe('registering');
+    const read = async (): Promise<Issuance> => (await (await fetch(`${api}/issuances/${invoice.id}`, { headers })).json()) as Issuance;
+    const open = await until('invoice open with an address', async () => {
+      const current = await read();
+      return current.status === 'open' && current.address !== null ? current : undefined;
+    }, 10_000);
+    expect(open.address).toMatch(new RegExp(`^${SOLANA_ADDRESS}$`));
+
+    // 3. Paid from the node's funded payer account with the printed command.
+    const pay = spawn(process.execPath, [path.join(root, 'scripts', 'devnet-pay.mjs'), '--family', 'solana', open.address ?? '', '25'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let payOutput = '';
+    pay.stdout.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
+    pay.stderr.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
+    expect((await exited(pay)).code, payOutput).toBe(0);
+    expect(payOutput).toContain(`paid 25 USDC to ${open.address}`);
+
+    // 4. Credited at finalized, swept, settled when the sweep is finalized.
+    const settled = await until('invoice settled', async () => {
+      const current = await read();
+      return current.status === 'settled' ? current : undefined;
+    }, 30_000);
+    expect(settled.received).toBe('25000000');
+    expect(settled.payout_tx_hash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    // LEDGER "Invoices": the recipient gets amount − fee (50 bps of 25 USDC = 0.125 USDC), read on chain.
+    const rpc = createSolanaRpc(rpcUrl ?? '');
+    const [recipientAccount] = await findAssociatedTokenPda({ owner: toAddress(recipient ?? ''), mint: toAddress(token ?? ''), tokenProgram: toAddress('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA') });
+    expect((await rpc.getTokenAccountBalance(recipientAccount, { commitment: 'finalized' }).send()).value.amount).toBe('24875000');
+
+    // 5. Ctrl-C: devnet stops both children, waits for them and exits 0.
+    child.kill('SIGINT');
+    expect(await exited(child)).toEqual({ code: 0, signal: null });
+    expect(alive(ivoryPid)).toBe(false);
+    expect(alive(nodePid)).toBe(false);
+    expect(await listening(solanaPort)).toBe(false);
+    expect(await listening(ivoryPort)).toBe(false);
+  }, 150_000);
+});
