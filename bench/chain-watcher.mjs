@@ -152,7 +152,7 @@ async function catchUpThroughput() {
   seeded = Number(credited.count);
   console.log(
     `caught up in ${seconds.toFixed(2)} s over ${passes} passes: ${seeded} transfers confirmed and credited, ${events.count} events — ` +
-      `${Math.round(seeded / seconds)} credited/s (target ≥ 2,000/s on PostgreSQL)`,
+      `${Math.round(seeded / seconds)} credited/s (target ${database.kind === 'postgres' ? '≥ 2,000/s on PostgreSQL' : '≥ 1,000/s on PGlite'})`,
   );
   const ledgerSeconds = (ledger.stats.lastEnd - ledger.stats.firstStart) / 1000;
   console.log(
