@@ -252,6 +252,35 @@ describe('live Solana invoices on the local node', () => {
     expect(types.filter((type) => type === 'payout.confirmed')).toHaveLength(2);
   });
 
+  it('issue 24 item 5: a deposit swept and paid the same amount again between two polls (its account data as it was) is still seen: only an empty account is remembered as quiet', async () => {
+    await fundRelayer(chain);
+    const recipient = await newRecipient(chain);
+    const shop = await liveSolanaShop(chain.app, recipient);
+    const deposit = await createSolanaDeposit(chain, shop);
+    // A watcher of our own, beside the app's: its memory of quiet accounts is what is under test.
+    const watcher = new SolanaWatcherJob({ db: chain.app.context.db, clock: chain.app.clock, rpc: chain.rpc, chainId: SOLANA_CHAIN_ID, pollIntervalMs: 50, ledger: transferLedger, log: chain.app.context.log });
+    const confirmed = async (signature: string) => {
+      await waitUntil(async () => {
+        const { value: [status] } = await chain.rpc.getSignatureStatuses([signature as never]).send();
+        return status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized';
+      });
+    };
+    const first = await pay(chain, deposit.address, usd(12));
+    await confirmed(first);
+    const { value: [paid] } = await chain.rpc.getSignatureStatuses([first as never]).send();
+    await waitUntil(async () => chain.node.slot('finalized') >= (paid?.slot ?? 0n));
+    await watcher.run(); // reads the payment, final: the account's cursor moves past it
+    await watcher.run(); // nothing new: the account (12 USDC) is quiet now — and would be remembered so
+    await settle(chain); // the app credits and sweeps the 12: the account is empty again
+    expect(await balanceOf(chain, deposit.address)).toBe(0n);
+    const again = await pay(chain, deposit.address, usd(12));
+    await confirmed(again);
+    // The same 12 USDC in the same account: its data is byte for byte what our watcher last saw.
+    await watcher.run();
+    const rows = await listIssuanceChainTransfers(chain.app.context.db, deposit.id);
+    expect(rows.map((row) => row.txHash)).toContain(again);
+  });
+
   it('a rollback before finalized: the transfer observed at confirmed and dropped is never credited (issue 24 item 5)', async () => {
     const recipient = await newRecipient(chain);
     const shop = await liveSolanaShop(chain.app, recipient);

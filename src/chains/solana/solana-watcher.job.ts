@@ -30,6 +30,11 @@ const ACCOUNTS_PER_CALL = 100;
  * accounts) and asks for signatures only of accounts whose data changed since
  * their last quiet read, or that still have transfers not yet final. The
  * memory of what was quiet is an optimisation only: a restart reads all once.
+ * Only an empty (or missing) account is remembered as quiet: an account
+ * holding tokens may be swept and paid the same amount again between two
+ * polls, leaving its data as it was, so it is read every poll until it is
+ * empty. An empty account cannot come back to empty unseen: only Ivory's
+ * deposit key moves its tokens, and it moves only what a read has credited.
  * An open issuance's Solana Pay reference is read too, right after its
  * token account whenever that one is read: both find the same transfer
  * under the same key (decision 0039).
@@ -93,7 +98,8 @@ export class SolanaWatcherJob implements Job {
       const read = await source.read(address, after);
       if (!byAccount.has(address)) return read;
       const index = accounts.indexOf(address);
-      if (read.transfers.length === 0 && index >= 0) this.#quiet.set(address, data[index] ?? '');
+      const seen = index >= 0 ? data[index] : undefined;
+      if (read.transfers.length === 0 && seen !== undefined && holdsNoTokens(seen)) this.#quiet.set(address, seen);
       else this.#quiet.delete(address);
       return read;
     } };
@@ -117,4 +123,15 @@ export class SolanaWatcherJob implements Job {
     }
     return data;
   }
+}
+
+/**
+ * Whether account data read by `#accountData` is a missing account or a token
+ * account whose amount is zero (SPL Token and Token-2022 share the base
+ * layout: the amount is a little-endian u64 at byte 64).
+ */
+function holdsNoTokens(data: string): boolean {
+  if (data === '') return true;
+  const bytes = Buffer.from(data.slice(data.indexOf(':') + 1), 'base64');
+  return bytes.length >= 72 && bytes.readBigUInt64LE(64) === 0n;
 }
