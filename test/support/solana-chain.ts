@@ -35,9 +35,19 @@ export interface SolanaHarness {
  * own Solana driver (nothing in-process is faked).
  */
 export async function startSolanaHarness(
-  options: { tokenProgram?: Address; liveChainAdapters?: ReadonlyMap<number, ChainAdapter>; otherMint?: boolean } = {},
+  options: {
+    tokenProgram?: Address;
+    liveChainAdapters?: ReadonlyMap<number, ChainAdapter>;
+    otherMint?: boolean;
+    /** The node's slot timing (the tests' fast `NODE_TIMING` by default). */
+    node?: { readonly slotMs?: number; readonly confirmedLag?: number; readonly finalizedLag?: number; readonly blockhashValidity?: number };
+    /** Run the app's jobs in the background, as `serve` does (default: drained by hand). */
+    runJobs?: boolean;
+    /** The catalogue's `poll_interval_ms` (50 ms by default here); 'default' leaves it out, as an operator would. */
+    pollIntervalMs?: number | 'default';
+  } = {},
 ): Promise<SolanaHarness> {
-  const node = await startSolanaNode(NODE_TIMING);
+  const node = await startSolanaNode({ ...NODE_TIMING, ...options.node });
   const tokenProgram = options.tokenProgram ?? (TOKEN_PROGRAM as Address);
   const { mint } = await node.createMint({ decimals: 6, tokenProgram });
   const otherMint = options.otherMint === true ? (await node.createMint({ decimals: 6, tokenProgram })).mint : undefined;
@@ -73,12 +83,15 @@ export async function startSolanaHarness(
           ],
           rpc_url: node.url,
           fee_wallet: feeWallet,
-          poll_interval_ms: 50,
+          ...(options.pollIntervalMs === 'default' ? {} : { poll_interval_ms: options.pollIntervalMs ?? 50 }),
         },
       ],
     }),
   );
-  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN }, new ManualClock(new Date()), options.liveChainAdapters === undefined ? {} : { liveChainAdapters: options.liveChainAdapters });
+  const app = await createTestApp({ NETWORKS_FILE: file, ADMIN_TOKEN }, new ManualClock(new Date()), {
+    ...(options.liveChainAdapters === undefined ? {} : { liveChainAdapters: options.liveChainAdapters }),
+    ...(options.runJobs === true ? { runJobs: true } : {}),
+  });
   return {
     node,
     rpc: solanaRpc(node.url),
