@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive } from '../support/child-processes.js';
 import { freePort, waitForHealthz } from '../support/local-server.js';
 
 // Issue 13 item 3: `npm start` on a built tree (test/global-setup.ts builds dist/ and stamps it),
@@ -46,15 +47,6 @@ function records(output: string): { msg: string; pid: number; [key: string]: unk
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { msg: string; pid: number });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function stopAndCheck(started: Started, stop: () => void): Promise<void> {

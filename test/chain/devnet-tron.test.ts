@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { TronWeb } from 'tronweb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive, exited, listening, until } from '../support/child-processes.js';
 import { freePort } from '../support/local-server.js';
 
 // Issue 23 Deliver 8: `npm run devnet -- --family tron` starts the local Tron node with Ivory on
@@ -15,41 +15,6 @@ import { freePort } from '../support/local-server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const TRON_ADDRESS = /T[1-9A-HJ-NP-Za-km-z]{33}/.source;
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
 
 interface Issuance {
   readonly id: string;

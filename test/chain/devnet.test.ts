@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+import { alive, exited, listening, until } from '../support/child-processes.js';
 import { freePort } from '../support/local-server.js';
 
 // Issue 9 Deliver 7: `npm run devnet` lets a newcomer pay an invoice locally, and Ctrl-C stops
@@ -14,41 +14,6 @@ import { freePort } from '../support/local-server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const RECIPIENT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'; // anvil account #3, as devnet.mjs uses
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
 
 interface Issuance {
   readonly id: string;
