@@ -73,11 +73,10 @@ export type PayoutBroadcast =
  *
  * Declared here is what generic code asks of an adapter: an address, and a
  * sweep. What a family sees on chain does not come back through this
- * interface: the only live family today, EVM (`evm/`), runs its own jobs per
- * network, which report to the ledger through the ports of `ledger-ports.ts`.
- * Its watcher (`evm/watcher/evm-watcher.job.ts`) hands incoming transfers,
+ * interface: each live family runs its own jobs per network, which report to
+ * the ledger through the ports of `ledger-ports.ts`. EVM's (`evm/`) watcher (`evm/watcher/evm-watcher.job.ts`) hands incoming transfers,
  * keyed by (chain, tx hash, log index), to the issuances ledger's
- * `recordTransfer`, and reorged ones come back through it as reversals; its
+ * `recordTransfers`, and reorged ones come back through it as reversals; its
  * payout tracker (`evm/payouts/evm-payout-tracker.job.ts`) reports sweeps seen
  * on chain to `confirmPayout` / `revertPayout` / `sweepFailed`. Tron
  * (`tron/`) reuses the EVM watcher over its node's /jsonrpc and has its own
