@@ -135,6 +135,10 @@ const CASES: Record<string, (app: TestApp, owner: Owner) => Promise<Call>> = {
     token: owner.session.token,
     payload: { delegate: DELEGATE },
   }),
+  'POST /api/v1/shops/:shop_id/archive': async (_app, owner) => ({
+    url: `/api/v1/shops/${owner.shop.id}/archive`,
+    token: owner.session.token,
+  }),
   'PUT /api/v1/shops/:shop_id/solana-recipient': async (_app, owner) => ({
     url: `/api/v1/shops/${owner.shop.id}/solana-recipient`,
     token: owner.session.token,
