@@ -5,7 +5,7 @@ import { cancel } from '../api/issuances-helpers.js';
 import { authed, newIdempotencyKey } from '../support/app.js';
 import { decodeQr, launchChromium, openPage, screenshot, seriousViolations, type WatchedPage } from '../support/browser.js';
 import { freePort } from '../support/local-server.js';
-import { SOLANA_CHAIN_ID, fundRelayer, liveSolanaShop, newRecipient, pay, settle, startSolanaHarness, type SolanaHarness } from '../support/solana-chain.js';
+import { SOLANA_CHAIN_ID, allocationPasses, fundRelayer, liveSolanaShop, newRecipient, pay, settle, startSolanaHarness, type SolanaHarness } from '../support/solana-chain.js';
 import { payWithSolanaPay } from '../support/solana-pay-wallet.js';
 
 // Issue 24 item 7 (decision 0039): the hosted page of a live Solana invoice on the local Solana
@@ -51,8 +51,10 @@ async function issue(shop: { shopId: string; token: string }, kind: 'invoices' |
   });
   if (created.statusCode !== 202) throw new Error(`create: ${created.statusCode} ${created.body}`);
   const id = created.json<{ id: string }>().id;
-  await chain.app.jobs.drain();
-  const read = await chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${id}`, headers: authed(shop.token) });
+  const readIssuance = () => chain.app.request({ method: 'GET', url: `/api/v1/shops/${shop.shopId}/issuances/${id}`, headers: authed(shop.token) });
+  // The allocation answers pending until the token account's creation is confirmed; a later pass opens it.
+  await allocationPasses(chain, async () => (await readIssuance()).json<{ status: string }>().status !== 'registering');
+  const read = await readIssuance();
   const issuance = read.json<{ id: string; public_id: string; address: string; status: string }>();
   expect(issuance.status).toBe('open');
   const reference = (await findDepositAddress(chain.app.context.db, id))?.reference;
