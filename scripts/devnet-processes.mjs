@@ -2,6 +2,7 @@
 // What the devnets (scripts/devnet.mjs: EVM, scripts/devnet-tron.mjs: Tron, scripts/devnet-solana.mjs: Solana) share: children
 // in their own process groups, stopped together on Ctrl-C; waiting for something to come up;
 // calling Ivory's API.
+import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
@@ -81,4 +82,32 @@ export function ivoryApi(ivoryUrl) {
     if (!response.ok) throw new Error(`devnet: ${method} ${url} answered ${response.status} ${text}`);
     return text === '' ? undefined : JSON.parse(text);
   };
+}
+
+/**
+ * Starts `ivory serve` from dist/ on the devnet's catalogue and data directory. Request logs
+ * would bury the printed instructions: warnings only, unless the caller sets LOG_LEVEL.
+ */
+export function startIvory(root, { port, networksFile, dataDir, adminToken }) {
+  return start(
+    process.execPath,
+    ['--enable-source-maps', path.join(root, 'dist', 'cli', 'main.js'), 'serve'],
+    {
+      ...process.env,
+      PORT: String(port),
+      NETWORKS_FILE: networksFile,
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
+    },
+    'ivory',
+  );
+}
+
+/** The network's entry in the operator API's `/admin/v1/networks`, or undefined while Ivory is not answering. */
+export async function adminNetwork(ivoryUrl, adminToken, chainId) {
+  const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
+  if (!response.ok) return undefined;
+  return (await response.json()).find((network) => network.chain_id === chainId);
 }

@@ -1,4 +1,4 @@
-/* global process, console, fetch */
+/* global process, console */
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // `npm run devnet -- --family solana`: the local Solana node (devnets/solana-node, built into
 // dist-devnets/) with Ivory on it. Starts the node (400 ms slots, confirmed 2 slots and
@@ -17,7 +17,7 @@ import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, 
 import { createSolanaRpc, generateKeyPairSigner, lamports } from '@solana/kit';
 import { privateKeyToAccount } from 'viem/accounts';
 import { landSolana, signerOf } from './devnet-pay-solana.mjs';
-import { children, ivoryApi, start, waitFor } from './devnet-processes.mjs';
+import { adminNetwork, children, ivoryApi, start, startIvory, waitFor } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const nodeMain = path.join(root, 'dist-devnets', 'solana-node', 'main.js');
@@ -139,25 +139,8 @@ export async function runSolanaDevnet({ slotMs, finalizedLag }) {
   writeFileSync(path.join(dataDir, 'solana-payer.json'), `${JSON.stringify({ payer_secret_key: payerKey.secret_key, mint_authority_secret_key: funderKey.secret_key })}\n`);
 
   // 4. Ivory. Warnings only, unless the caller sets LOG_LEVEL.
-  const ivory = start(
-    process.execPath,
-    ['--enable-source-maps', path.join(root, 'dist', 'cli', 'main.js'), 'serve'],
-    {
-      ...process.env,
-      PORT: String(ivoryPort),
-      NETWORKS_FILE: networksFile,
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: adminToken,
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
-    },
-    'ivory',
-  );
-  const networkOf = async () => {
-    const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
-    if (!response.ok) return undefined;
-    return (await response.json()).find((network) => network.chain_id === CHAIN_ID);
-  };
+  const ivory = startIvory(root, { port: ivoryPort, networksFile, dataDir, adminToken });
+  const networkOf = () => adminNetwork(ivoryUrl, adminToken, CHAIN_ID);
   const relayer = (await waitFor('the relayer address on /admin/v1/networks', async () => (await networkOf())?.relayer_address, 60_000));
 
   // 5. The relayer's SOL, sent as an operator would: a System transfer from a funded account.

@@ -1,4 +1,4 @@
-/* global process, console, fetch */
+/* global process, console */
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // `npm run devnet -- --family tron`: the local Tron node (devnets/tron-node, built into
 // dist-devnets/) with Ivory on it. Starts the node (3-second blocks, the solidified head 2
@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { TronWeb } from 'tronweb';
 import { privateKeyToAccount } from 'viem/accounts';
-import { children, ivoryApi, start, waitFor } from './devnet-processes.mjs';
+import { adminNetwork, children, ivoryApi, start, startIvory, waitFor } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const nodeMain = path.join(root, 'dist-devnets', 'tron-node', 'main.js');
@@ -136,25 +136,8 @@ export async function runTronDevnet({ blockMs, solidLag }) {
   writeFileSync(path.join(dataDir, 'tron-payer.json'), `${JSON.stringify({ address: payer.address, private_key: payer.private_key })}\n`);
 
   // 4. Ivory. Warnings only, unless the caller sets LOG_LEVEL.
-  const ivory = start(
-    process.execPath,
-    ['--enable-source-maps', path.join(root, 'dist', 'cli', 'main.js'), 'serve'],
-    {
-      ...process.env,
-      PORT: String(ivoryPort),
-      NETWORKS_FILE: networksFile,
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: adminToken,
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
-    },
-    'ivory',
-  );
-  const relayerOf = async () => {
-    const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
-    if (!response.ok) return undefined;
-    return (await response.json()).find((network) => network.chain_id === node.chain_id);
-  };
+  const ivory = startIvory(root, { port: ivoryPort, networksFile, dataDir, adminToken });
+  const relayerOf = () => adminNetwork(ivoryUrl, adminToken, node.chain_id);
   const relayer = (await waitFor('the relayer address on /admin/v1/networks', relayerOf, 60_000)).relayer_address;
 
   // 5. The relayer's TRX, sent as an operator would: a transfer from a funded account.

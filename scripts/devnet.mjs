@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global process, console, fetch */
+/* global process, console */
 /* eslint-disable no-console -- a command-line program: the console is its interface */
 // `npm run devnet`: a local EVM chain with Ivory on it, for trying a real payment.
 // Starts anvil (1-second blocks), deploys a 6-decimal test stablecoin and Ivory's
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { children, isStopping, ivoryApi, start, stopAll, waitFor } from './devnet-processes.mjs';
+import { adminNetwork, children, isStopping, ivoryApi, start, startIvory, stopAll, waitFor } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // --block-ms and --solid-lag tune the Tron node, --slot-ms and --finalized-lag the Solana node
@@ -123,25 +123,8 @@ async function main() {
 
   // 4. Ivory itself. Request logs would bury the instructions below: warnings only, unless
   // the caller sets LOG_LEVEL.
-  start(
-    process.execPath,
-    ['--enable-source-maps', path.join(root, 'dist', 'cli', 'main.js'), 'serve'],
-    {
-      ...process.env,
-      PORT: String(ivoryPort),
-      NETWORKS_FILE: networksFile,
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: adminToken,
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
-    },
-    'ivory',
-  );
-  const relayer = await waitFor('the relayer address on /admin/v1/networks', async () => {
-    const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
-    if (!response.ok) return undefined;
-    return (await response.json()).find((network) => network.chain_id === chainId)?.relayer_address;
-  });
+  startIvory(root, { port: ivoryPort, networksFile, dataDir, adminToken });
+  const relayer = await waitFor('the relayer address on /admin/v1/networks', async () => (await adminNetwork(ivoryUrl, adminToken, chainId))?.relayer_address);
   const deployer = createWalletClient({ chain, transport: http(rpcUrl), account: privateKeyToAccount(DEPLOYER_KEY) });
   await publicClient.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: relayer, value: parseEther('10') }) });
 
