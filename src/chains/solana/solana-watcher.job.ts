@@ -86,7 +86,8 @@ export class SolanaWatcherJob implements Job {
     }
     const accounts = [...byAccount.keys()];
     const data = await this.#accountData(accounts);
-    const changed = accounts.filter((account, index) => this.#quiet.get(account) !== data[index]);
+    const dataOf = new Map(accounts.map((account, index) => [account, data[index]]));
+    const changed = accounts.filter((account) => this.#quiet.get(account) !== dataOf.get(account));
     // A reference holds no data to batch-read, and a transaction through it credits only a change
     // of its token account: it is read in the passes that read that token account (decision 0039).
     const references = changed.flatMap((account) => {
@@ -97,8 +98,7 @@ export class SolanaWatcherJob implements Job {
     const quietRead = { ...source, read: async (address: string, after: string | null) => {
       const read = await source.read(address, after);
       if (!byAccount.has(address)) return read;
-      const index = accounts.indexOf(address);
-      const seen = index >= 0 ? data[index] : undefined;
+      const seen = dataOf.get(address);
       if (read.transfers.length === 0 && seen !== undefined && holdsNoTokens(seen)) this.#quiet.set(address, seen);
       else this.#quiet.delete(address);
       return read;
