@@ -66,16 +66,22 @@ function toStoredEvent(row: {
   };
 }
 
-/** The last `issuance_sequence` of each issuance, in one read (absent: none yet). */
+/**
+ * The last `issuance_sequence` of each issuance, in one read (absent: none yet).
+ * One backward probe of `events_issuance` per id, whatever the statistics say: a
+ * `group by` over `issuance_id = any(…)` is planned as a scan of all events when
+ * the table has grown since it was last analyzed (PGlite never analyzes on its
+ * own), 13 ms a batch at 100,000 events instead of 1.
+ */
 export async function lastIssuanceSequences(executor: Executor, issuanceIds: readonly string[]): Promise<Map<string, number>> {
   if (issuanceIds.length === 0) return new Map();
-  const rows = await executor
-    .selectFrom('events')
-    .select((eb) => ['issuance_id', eb.fn.max('issuance_sequence').as('last')])
-    .where(sql<boolean>`issuance_id = any(${issuanceIds}::uuid[])`)
-    .groupBy('issuance_id')
-    .execute();
-  return new Map(rows.map((row) => [row.issuance_id ?? '', Number(row.last ?? 0)]));
+  const { rows } = await sql<{ issuance_id: string; last: number | null }>`
+    select ids.id as issuance_id,
+      (select issuance_sequence from events
+        where events.issuance_id = ids.id and issuance_sequence is not null
+        order by issuance_sequence desc limit 1) as last
+    from unnest(${issuanceIds}::uuid[]) as ids(id)`.execute(executor);
+  return new Map(rows.flatMap((row) => (row.last === null ? [] : [[row.issuance_id, Number(row.last)]])));
 }
 
 export async function insertEvents(executor: Executor, events: readonly (StoredEvent & { readonly issuanceSequence: number | null })[]): Promise<void> {
