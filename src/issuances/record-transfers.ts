@@ -2,7 +2,7 @@ import { asId, asNullableId, type IssuanceId, type PayoutId } from '../platform/
 import type { Tx } from '../platform/database/database.js';
 import { creditInMemory, type BatchIssuance, type BatchRows, type EventToWrite } from './credit-in-memory.js';
 import type { Issuance, Transfer } from './issuance.js';
-import { findIssuancesByIds, lockIssuances, updateIssuanceBalances } from './issuances.repository.js';
+import { findIssuanceGroups, lockIssuances, updateIssuanceBalances } from './issuances.repository.js';
 import type { LedgerDeps } from './payout-port.js';
 import { freshTransfer, recordTransfer, type IncomingTransfer, type RecordOutcome } from './record-transfer.js';
 import { appendEvents } from '../events/index.js';
@@ -32,15 +32,15 @@ export async function recordTransfers(trx: Tx, deps: LedgerDeps, incoming: reado
   const outcomes: RecordOutcome[] = incoming.map(() => ({ outcome: 'unknown' }));
   if (incoming.length === 0) return outcomes;
   const issuanceIds = [...new Set(incoming.map((transfer) => asId<IssuanceId>(transfer.issuanceId)))];
-  const unlocked = await findIssuancesByIds(trx, issuanceIds);
+  const groups = await findIssuanceGroups(trx, issuanceIds);
 
   // Group options first: no issuance lock is held yet, so the group → issuance lock order holds.
-  const grouped = (transfer: IncomingTransfer) => unlocked.get(asId<IssuanceId>(transfer.issuanceId))?.groupId !== null;
+  const grouped = (transfer: IncomingTransfer) => groups.get(asId<IssuanceId>(transfer.issuanceId)) !== null;
   const hasReversal = new Set(incoming.filter((transfer) => transfer.status === 'reverted').map((transfer) => transfer.issuanceId));
   const oneByOne = (transfer: IncomingTransfer) => grouped(transfer) || hasReversal.has(transfer.issuanceId);
-  await recordOneByOne(trx, deps, incoming, outcomes, (transfer) => unlocked.has(asId(transfer.issuanceId)) && grouped(transfer));
+  await recordOneByOne(trx, deps, incoming, outcomes, (transfer) => groups.has(asId(transfer.issuanceId)) && grouped(transfer));
 
-  const candidates = issuanceIds.filter((id) => unlocked.has(id) && unlocked.get(id)?.groupId === null);
+  const candidates = issuanceIds.filter((id) => groups.get(id) === null);
   const locked = await lockIssuances(trx, candidates);
   const setBased = new Set([...locked.values()].filter(coveredBySets).map((issuance) => issuance.id as string));
   await recordOneByOne(trx, deps, incoming, outcomes, (transfer) => locked.has(asId(transfer.issuanceId)) && (oneByOne(transfer) || !setBased.has(transfer.issuanceId)));
@@ -112,6 +112,9 @@ async function recordInSets(
   const payouts = [...runs.values()].flatMap((run) => run.payouts);
   const payoutIds = await deps.ledger.payouts.scheduleMany(trx, now, payouts);
   for (const [position, payout] of payouts.entries()) payout.id = payoutIds[position] ?? null;
+  // The issuances first: their update moves their checkout view stamps, so the
+  // transfer writes below need not move them again (migration 202611300500).
+  await updateIssuanceBalances(trx, now, [...runs.values()].filter((run) => run.touched).map((run) => run.issuance));
   const firstPayouts: { issuanceId: IssuanceId; payoutId: PayoutId }[] = [];
   for (const run of runs.values()) {
     const first = run.payouts[0]?.id;
@@ -149,7 +152,6 @@ async function recordInSets(
     return loaded !== undefined && (rows.transfers.get(key) !== loaded || transfer.payoutId !== loaded.payoutId);
   });
   await updateTransfers(trx, changed.map(([, transfer]) => transfer));
-  await updateIssuanceBalances(trx, now, [...runs.values()].filter((run) => run.touched).map((run) => run.issuance));
 
   for (const entry of recorded) {
     const transfer = finished.get(entry.key) as Transfer;

@@ -119,6 +119,42 @@ describe('GET /checkout answer cache', () => {
     expect(BigInt(once)).toBe(BigInt(before) + 1n);
     expect(BigInt(await stampOf())).toBe(BigInt(before) + 2n);
   });
+
+  it('a transfer write moves its issuance stamp unless the same transaction already updated the issuance, and the answer shows it either way (migration 202611300500)', async () => {
+    const owner = await createOwnerWithShop(app.context.db);
+    const invoice = await openInvoice(app, owner.key.token, owner.shop.id, usdc(100));
+    await pay(app, owner.key.token, owner.shop.id, invoice.id, usdc(40));
+    const [transfer] = await transfersOf(app, invoice.id);
+    const db = app.context.db;
+    const stampOf = async () => BigInt((await sql<{ view_stamp: string }>`select view_stamp from issuances where id = ${invoice.id}`.execute(db)).rows[0]!.view_stamp);
+    await checkout(invoice.public_id);
+
+    // Alone, the transfer write moves the stamp once (the statement trigger).
+    let before = await stampOf();
+    await sql`update transfers set tx_hash = ${`0x${'cd'.repeat(32)}`} where id = ${transfer!.id}`.execute(db);
+    expect(await stampOf()).toBe(before + 1n);
+    expect((await checkout(invoice.public_id)).tx_hash).toBe(`0x${'cd'.repeat(32)}`);
+
+    // After an update of the issuance in the same transaction (as the batch ledger writes), it is not moved again.
+    before = await stampOf();
+    await db.transaction().execute(async (trx) => {
+      await sql`update issuances set description = 'Batch' where id = ${invoice.id}`.execute(trx);
+      await sql`update transfers set tx_hash = ${`0x${'ef'.repeat(32)}`} where id = ${transfer!.id}`.execute(trx);
+    });
+    expect(await stampOf()).toBe(before + 1n);
+    expect(await checkout(invoice.public_id)).toMatchObject({ description: 'Batch', tx_hash: `0x${'ef'.repeat(32)}` });
+
+    // An update undone by a rolled-back savepoint does not count: the transfer write moves the stamp itself.
+    before = await stampOf();
+    await db.transaction().execute(async (trx) => {
+      await sql`savepoint undone`.execute(trx);
+      await sql`update issuances set description = 'Undone' where id = ${invoice.id}`.execute(trx);
+      await sql`rollback to savepoint undone`.execute(trx);
+      await sql`update transfers set tx_hash = ${`0x${'12'.repeat(32)}`} where id = ${transfer!.id}`.execute(trx);
+    });
+    expect(await stampOf()).toBe(before + 1n);
+    expect(await checkout(invoice.public_id)).toMatchObject({ description: 'Batch', tx_hash: `0x${'12'.repeat(32)}` });
+  });
 });
 
 describe('CheckoutAnswerCache', () => {
