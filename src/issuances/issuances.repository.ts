@@ -324,10 +324,11 @@ export async function listMerchantOpenIssuances(
 
 /* The batch ledger entry's reads and writes (record-transfers.ts). */
 
-export async function findIssuancesByIds(executor: Executor, ids: readonly IssuanceId[]): Promise<Map<IssuanceId, Issuance>> {
+/** Each existing issuance's group (null: none), unlocked: what decides a batch's lock order. */
+export async function findIssuanceGroups(executor: Executor, ids: readonly IssuanceId[]): Promise<Map<IssuanceId, string | null>> {
   if (ids.length === 0) return new Map();
-  const rows = await executor.selectFrom('issuances').selectAll().where(sql<boolean>`id = any(${ids}::uuid[])`).execute();
-  return new Map(rows.map((row) => [asId<IssuanceId>(row.id), toIssuance(row)]));
+  const rows = await executor.selectFrom('issuances').select(['id', 'group_id']).where(sql<boolean>`id = any(${ids}::uuid[])`).execute();
+  return new Map(rows.map((row) => [asId<IssuanceId>(row.id), row.group_id]));
 }
 
 /** Locks issuances in id order, so two batch lockers never deadlock. */
