@@ -14,6 +14,7 @@ import { ApiKeyCache, API_KEYS_CHANNEL } from './keys/index.js';
 import { migrate } from './platform/database/migrate.js';
 import type { AppContext } from './app-context.js';
 import { startJobs, type Job, type JobRunner } from './platform/jobs.js';
+import { EmbeddedMaintenanceJob } from './platform/database/embedded-maintenance.js';
 import { defaultSender, logTransport, smtpTransport } from './platform/mail/mail.js';
 import { SendMailJob } from './platform/mail/send-mail.job.js';
 import { healthRoutes } from './platform/http/health.routes.js';
@@ -116,6 +117,8 @@ export async function buildApp(options: BuildOptions): Promise<IvoryApp> {
   const mailTransport =
     config.smtpUrl === undefined ? logTransport(server.log) : smtpTransport(config.smtpUrl, defaultSender(config.brand, config.publicUrl));
   const jobs: Job[] = [...live.jobs, new SendMailJob({ db: database.db, clock, secrets, transport: mailTransport, log: server.log })];
+  // PostgreSQL has autovacuum; the embedded engine has only what Ivory runs (decision 0040).
+  if (database.kind === 'embedded') jobs.push(new EmbeddedMaintenanceJob({ db: database.db, log: server.log }));
   await server.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: 'none' } }, async () => server.swagger());
