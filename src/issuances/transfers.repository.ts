@@ -189,5 +189,7 @@ export async function attachUnsweptTransfersMany(trx: Tx, pairs: readonly { read
         offset 0 -- keeps the probe per pair: pulled up, it was planned as the join above again
       ) as unswept
     )
-    update transfers set payout_id = target.payout_id from target where transfers.id = target.id`.execute(trx);
+    update transfers set payout_id = target.payout_id from target
+    -- Repeated so that a row changed since the probe's snapshot is checked again (the issuance lock keeps writers out today).
+    where transfers.id = target.id and transfers.status = 'confirmed' and transfers.payout_id is null`.execute(trx);
 }
