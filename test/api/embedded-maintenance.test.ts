@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { openEmbedded, type DatabaseHandle } from '../../src/platform/database/database.js';
 import { EmbeddedMaintenanceJob, tablesToAnalyze } from '../../src/platform/database/embedded-maintenance.js';
+import { migrate } from '../../src/platform/database/migrate.js';
 
 // Decision 0040: PGlite has no autovacuum, so Ivory analyzes tables that grew and
 // vacuums each table in turn. Always on PGlite: the job runs only on the embedded backend.
@@ -16,9 +17,10 @@ const log = {
 } as unknown as ConstructorParameters<typeof EmbeddedMaintenanceJob>[0]['log']; // only debug is called
 
 beforeAll(async () => {
+  // The migrated image exists only when the suite runs on PGlite; on PostgreSQL, migrate one here.
   const image = inject('pgliteImage');
-  if (image === null) throw new Error('test/global-setup.ts did not provide a PGlite image');
-  database = await openEmbedded(undefined, new Blob([fs.readFileSync(image)]));
+  database = await openEmbedded(undefined, image === null ? undefined : new Blob([fs.readFileSync(image)]));
+  await migrate(database.db);
   await sql`create table maintenance_probe (id int primary key, filler text not null)`.execute(database.db);
 });
 afterAll(async () => {
