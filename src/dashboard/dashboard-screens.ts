@@ -197,7 +197,9 @@ function invoice({ text }: ScreenContext): string {
     `<p><button type="button" id="transfers-more" data-more="transfers" hidden>${escapeHtml(t.moreTransfers)}</button></p>` +
     `<h2>${escapeHtml(t.events)}</h2>` +
     table('invoice-events-table', t.events, [text.common.time, text.events.type, text.events.deliveries], t.noEvents) +
-    `<p><button type="button" id="invoice-events-more" data-more="events" hidden>${escapeHtml(t.moreEvents)}</button></p>`
+    `<p><button type="button" id="invoice-events-more" data-more="events" hidden>${escapeHtml(t.moreEvents)}</button></p>` +
+    // Outside the write controls: a viewer reads the history too, and must see when it failed to load.
+    `<p class="error" id="history-error" role="alert"></p>`
   );
 }
 

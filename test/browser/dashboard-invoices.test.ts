@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { launchChromium, openPage, type WatchedPage } from '../support/browser.js';
 import { navigate } from '../support/dashboard.js';
-import { createOwnerWithShop } from '../support/factories.js';
+import { createOwnerWithShop, createSession, createUser } from '../support/factories.js';
+import { newId } from '../../src/platform/crypto.js';
 import { freePort } from '../support/local-server.js';
 import { ARBITRUM, ARBITRUM_USDC, BASE, BASE_USDC, createDeposit, createInvoice, simulate, usdc } from '../api/issuances-helpers.js';
 import { registerEndpoint } from '../api/webhooks-helpers.js';
@@ -279,6 +280,49 @@ describe('invoices and developers in Chromium (issue 25)', () => {
     await page.getByRole('button', { name: 'More events' }).click();
     await expect.poll(() => rows(page, 'invoice-events-table'), LIVE).toBeGreaterThan(50);
     expect(watched.problems.join('\n')).toBe('');
+  });
+
+  it('a viewer sees when the history or the refresh failed to load, and both recover (the error is outside the write controls)', async () => {
+    const deposit = (await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).json<{ id: string }>().id;
+    await app.jobs.drain();
+    for (let index = 0; index < 55; index += 1) {
+      app.clock.advance(1000);
+      const paid = await simulate(app, owner.session.token, owner.shop.id, { issuance_id: deposit, kind: 'transfer.confirmed', amount: usdc(1) });
+      expect(paid.statusCode, paid.body).toBe(200);
+    }
+    const viewer = await createUser(app.context.db);
+    const session = await createSession(app.context.db, viewer.id);
+    await app.context.db.insertInto('grants').values({ id: newId(), merchant_id: owner.merchant.id, user_id: viewer.id, role: 'viewer', shop_id: null }).execute();
+    const reader = await openPage(browser, origin, { viewport: { width: 1280, height: 900 } });
+    try {
+      await reader.context.addCookies([{ name: 'ivory_session', value: session.token, url: origin }]);
+      const { page } = reader;
+      const more = page.getByRole('button', { name: 'More transfers and payouts' });
+      const historyError = page.locator('#history-error');
+      await page.goto(`${origin}/dashboard/invoices/${deposit}?shop=${owner.shop.id}`);
+      await expect.poll(() => rows(page, 'transfers-table'), LIVE).toBe(50);
+      expect(await page.locator('#invoice-actions').isVisible()).toBe(false); // a viewer: no write controls
+
+      // The next page fails: said where the viewer can see it; then it loads.
+      const unavailable = { status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'unavailable', message: 'Try again shortly.' } }) };
+      await page.route('**/payments?*cursor=*', (route) => route.fulfill(unavailable));
+      await more.click();
+      await expect.poll(() => historyError.innerText(), LIVE).not.toBe('');
+      expect(await historyError.isVisible()).toBe(true);
+      expect(await rows(page, 'transfers-table')).toBe(50);
+      await page.unroute('**/payments?*cursor=*');
+      await more.click();
+      await expect.poll(() => rows(page, 'transfers-table'), LIVE).toBeGreaterThan(50);
+      expect(await historyError.innerText()).toBe('');
+
+      // The refresh fails (the server unreachable): said, retried, cleared by the next good answer.
+      await page.route(`**/issuances/${deposit}`, (route) => route.abort('connectionrefused'));
+      await expect.poll(() => historyError.innerText(), LIVE).not.toBe('');
+      await page.unroute(`**/issuances/${deposit}`);
+      await expect.poll(() => historyError.innerText(), { timeout: 40_000 }).toBe('');
+    } finally {
+      await reader.context.close();
+    }
   });
 
   it('Payments filters; the CSV export holds exactly what the filtered list shows (decision 0038)', async () => {

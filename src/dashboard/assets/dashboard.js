@@ -552,7 +552,7 @@
   function loadInvoiceHistory(item) { return Promise.all([loadHistory('transfers', item, false), loadHistory('events', item, false)]); }
   document.addEventListener('click', function (event) {
     var button = event.target.closest ? event.target.closest('button[data-more]') : null;
-    if (button && issuance) act(button, $('#action-error'), function () { return loadHistory(button.dataset.more, issuance, true); });
+    if (button && issuance) act(button, $('#history-error'), function () { return loadHistory(button.dataset.more, issuance, true); });
   });
   function loadInvoice() {
     return api('GET', shopPath('/issuances/' + encodeURIComponent(d.item))).then(function (item) {
@@ -565,7 +565,21 @@
     }).then(function () {
       clearTimeout(pollTimer);
       // Allocation, confirmations and payouts happen in workers: keep watching, slower while nothing changes.
-      pollTimer = setTimeout(loadInvoice, pollDelay);
+      pollTimer = setTimeout(pollInvoice, pollDelay);
+    });
+  }
+  // A failed refresh (network, a server restarting) is shown and tried again, later each time; the next good one clears it.
+  var refreshFailed = false;
+  function pollInvoice() {
+    loadInvoice().then(function () {
+      if (refreshFailed) $('#history-error').textContent = '';
+      refreshFailed = false;
+    }, function (error) {
+      refreshFailed = true;
+      $('#history-error').textContent = message(error);
+      pollDelay = Math.min(pollDelay * 2, 30000);
+      clearTimeout(pollTimer);
+      pollTimer = setTimeout(pollInvoice, pollDelay);
     });
   }
   function optionId() { return issuance.group ? (issuance.paid_issuance_id || issuance.options[0].id) : issuance.id; }
