@@ -46,6 +46,18 @@ async function invoice(amount: number, externalId: string): Promise<string> {
   return response.json<{ id: string }>().id;
 }
 
+/** A new deposit paid 1 USDC `count` times, a second apart (sandbox simulations): its id. */
+async function depositPaidTimes(count: number): Promise<string> {
+  const deposit = (await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).json<{ id: string }>().id;
+  await app.jobs.drain();
+  for (let index = 0; index < count; index += 1) {
+    app.clock.advance(1000);
+    const paid = await simulate(app, owner.session.token, owner.shop.id, { issuance_id: deposit, kind: 'transfer.confirmed', amount: usdc(1) });
+    expect(paid.statusCode, paid.body).toBe(200);
+  }
+  return deposit;
+}
+
 const status = (page: Page) => page.locator('#invoice-status').innerText();
 const rows = (page: Page, table: string) => page.locator(`#${table} tbody tr`).count();
 
@@ -250,13 +262,7 @@ describe('invoices and developers in Chromium (issue 25)', () => {
       expect(paid.statusCode, paid.body).toBe(200);
     }
     // Then more than a hundred newer payments elsewhere: the shop's latest 100 no longer hold the old invoice's.
-    const deposit = (await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).json<{ id: string }>().id;
-    await app.jobs.drain();
-    for (let index = 0; index < 105; index += 1) {
-      app.clock.advance(1000);
-      const paid = await simulate(app, owner.session.token, owner.shop.id, { issuance_id: deposit, kind: 'transfer.confirmed', amount: usdc(1) });
-      expect(paid.statusCode, paid.body).toBe(200);
-    }
+    const deposit = await depositPaidTimes(105);
     const { page } = watched;
     await page.goto(`${origin}/dashboard/invoices/${old}?shop=${owner.shop.id}`);
     // Two transfers and the (simulated) payout; its events: the two confirmations.
@@ -283,13 +289,7 @@ describe('invoices and developers in Chromium (issue 25)', () => {
   });
 
   it('a viewer sees when the history or the refresh failed to load, and both recover (the error is outside the write controls)', async () => {
-    const deposit = (await createDeposit(app, owner.session.token, owner.shop.id, { chain_id: BASE, token: BASE_USDC })).json<{ id: string }>().id;
-    await app.jobs.drain();
-    for (let index = 0; index < 55; index += 1) {
-      app.clock.advance(1000);
-      const paid = await simulate(app, owner.session.token, owner.shop.id, { issuance_id: deposit, kind: 'transfer.confirmed', amount: usdc(1) });
-      expect(paid.statusCode, paid.body).toBe(200);
-    }
+    const deposit = await depositPaidTimes(55);
     const viewer = await createUser(app.context.db);
     const session = await createSession(app.context.db, viewer.id);
     await app.context.db.insertInto('grants').values({ id: newId(), merchant_id: owner.merchant.id, user_id: viewer.id, role: 'viewer', shop_id: null }).execute();
