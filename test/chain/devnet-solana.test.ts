@@ -1,11 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { address as toAddress, createSolanaRpc } from '@solana/kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { alive, exited, listening, until } from '../support/child-processes.js';
+import { devnetHarness, runDevnetPay } from '../support/devnet-harness.js';
 import { freePort } from '../support/local-server.js';
 
 // Issue 24 ("What a user can do"): `npm run devnet -- --family solana` starts the local Solana
@@ -15,7 +13,6 @@ import { freePort } from '../support/local-server.js';
 // it prints, pays with the printed command, then sends SIGINT and checks that the node and Ivory
 // are gone.
 
-const root = path.resolve(import.meta.dirname, '../..');
 const SOLANA_ADDRESS = /[1-9A-HJ-NP-Za-km-z]{32,44}/.source;
 
 interface Issuance {
@@ -27,27 +24,8 @@ interface Issuance {
 }
 
 describe('npm run devnet -- --family solana', () => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ivory-devnet-solana-'));
-  let devnet: ChildProcess | undefined;
-  const childPids: number[] = [];
-
-  beforeAll(() => {
-    // What `npm run devnet` does before the script: `npm run devnets:build`.
-    execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'devnets/tsconfig.json'], { cwd: root, stdio: 'inherit' });
-  }, 60_000);
-
-  afterAll(async () => {
-    // Whatever happened, leave nothing running: the children run in their own process groups.
-    for (const pid of childPids) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    if (devnet !== undefined && devnet.exitCode === null && devnet.signalCode === null) devnet.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const devnet = devnetHarness('devnet-solana', { buildDevnets: true });
+  const { dataDir } = devnet;
 
   it('starts the Solana node and Ivory, takes a USDC invoice paid with devnet-pay.mjs --family solana to settled, and stops everything on SIGINT', async () => {
     const ivoryPort = await freePort();
@@ -59,21 +37,10 @@ describe('npm run devnet -- --family solana', () => {
       DEVNET_SOLANA_PORT: String(solanaPort),
       DEVNET_DATA_DIR: dataDir,
     };
-    const child = spawn(process.execPath, [path.join(root, 'scripts', 'devnet.mjs'), '--family', 'solana', '--slot-ms', '50', '--finalized-lag', '8'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    devnet = child;
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
     // 1. "Ivory Solana devnet is up", with the API key, the shop, the token, the recipient and both children's pids.
-    await until(
-      'devnet is up',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`devnet exited with ${child.exitCode}:\n${output}`);
-        return output.includes('Ivory Solana devnet is up') ? true : undefined;
-      },
-      75_000, // about 15 s on an idle machine; room for the whole suite running beside it
-    );
+    // Up in about 15 s on an idle machine; 75 s leaves room for the whole suite running beside it.
+    const { child, output } = await devnet.start(['--family', 'solana', '--slot-ms', '50', '--finalized-lag', '8'], env, 'Ivory Solana devnet is up', 75_000);
     const apiKey = /API key\s+(ivk_\S+)/.exec(output)?.[1];
     const shopId = /\(shop ([0-9a-f-]{36})\)/.exec(output)?.[1];
     const token = new RegExp(`USDC (${SOLANA_ADDRESS})`).exec(output)?.[1];
@@ -83,7 +50,7 @@ describe('npm run devnet -- --family solana', () => {
     const ivoryPid = Number(/Ivory pid (\d+)/.exec(output)?.[1]);
     const nodePid = Number(/Solana node pid (\d+)/.exec(output)?.[1]);
     expect({ apiKey, shopId, token, recipient, rpcUrl }, output).toEqual({ apiKey: expect.any(String), shopId: expect.any(String), token: expect.any(String), recipient: expect.any(String), rpcUrl: `http://127.0.0.1:${solanaPort}` });
-    childPids.push(ivoryPid, nodePid);
+    devnet.track(ivoryPid, nodePid);
     expect(alive(ivoryPid) && alive(nodePid)).toBe(true);
     expect(output).toContain(`DEVNET_DATA_DIR=${dataDir} node scripts/devnet-pay.mjs --family solana <address> 25`);
 
@@ -106,15 +73,8 @@ describe('npm run devnet -- --family solana', () => {
     expect(open.address).toMatch(new RegExp(`^${SOLANA_ADDRESS}$`));
 
     // 3. Paid from the node's funded payer account with the printed command.
-    const pay = spawn(process.execPath, [path.join(root, 'scripts', 'devnet-pay.mjs'), '--family', 'solana', open.address ?? '', '25'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let payOutput = '';
-    pay.stdout.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
-    pay.stderr.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
-    expect((await exited(pay)).code, payOutput).toBe(0);
+    const { code: payCode, output: payOutput } = await runDevnetPay(['--family', 'solana', open.address ?? '', '25'], env);
+    expect(payCode, payOutput).toBe(0);
     expect(payOutput).toContain(`paid 25 USDC to ${open.address}`);
 
     // 4. Credited at finalized, swept, settled when the sweep is finalized.

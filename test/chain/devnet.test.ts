@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { alive, exited, listening, until } from '../support/child-processes.js';
+import { devnetHarness, runDevnetPay } from '../support/devnet-harness.js';
 import { freePort } from '../support/local-server.js';
 
 // Issue 9 Deliver 7: `npm run devnet` lets a newcomer pay an invoice locally, and Ctrl-C stops
@@ -12,7 +10,6 @@ import { freePort } from '../support/local-server.js';
 // (test/global-setup.ts built dist/; the script itself never builds), follows what it prints,
 // then sends SIGINT and checks that anvil and Ivory are gone.
 
-const root = path.resolve(import.meta.dirname, '../..');
 const RECIPIENT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'; // anvil account #3, as devnet.mjs uses
 
 interface Issuance {
@@ -24,22 +21,8 @@ interface Issuance {
 }
 
 describe('npm run devnet', () => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ivory-devnet-'));
-  let devnet: ChildProcess | undefined;
-  const childPids: number[] = [];
-
-  afterAll(async () => {
-    // Whatever happened, leave nothing running: the children run in their own process groups.
-    for (const pid of childPids) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    if (devnet !== undefined && devnet.exitCode === null && devnet.signalCode === null) devnet.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const devnet = devnetHarness('devnet');
+  const { dataDir } = devnet;
 
   it('starts anvil and Ivory, takes an invoice paid with devnet-pay.mjs to settled, and stops everything on SIGINT', async () => {
     const ivoryPort = await freePort();
@@ -51,28 +34,16 @@ describe('npm run devnet', () => {
       DEVNET_ANVIL_PORT: String(anvilPort),
       DEVNET_DATA_DIR: dataDir,
     };
-    const child = spawn(process.execPath, [path.join(root, 'scripts', 'devnet.mjs')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    devnet = child;
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
     // 1. "Ivory devnet is up", with the API key, the shop, the token and both children's pids.
-    await until(
-      'devnet is up',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`devnet exited with ${child.exitCode}:\n${output}`);
-        return output.includes('Ivory devnet is up') ? true : undefined;
-      },
-      45_000,
-    );
+    const { child, output } = await devnet.start([], env, 'Ivory devnet is up', 45_000);
     const apiKey = /API key\s+(ivk_\S+)/.exec(output)?.[1];
     const shopId = /\(shop ([0-9a-f-]{36})\)/.exec(output)?.[1];
     const token = /TUSD (0x[0-9a-fA-F]{40})/.exec(output)?.[1];
     const ivoryPid = Number(/Ivory pid (\d+)/.exec(output)?.[1]);
     const anvilPid = Number(/anvil pid (\d+)/.exec(output)?.[1]);
     expect({ apiKey, shopId, token }, output).toEqual({ apiKey: expect.any(String), shopId: expect.any(String), token: expect.any(String) });
-    childPids.push(ivoryPid, anvilPid);
+    devnet.track(ivoryPid, anvilPid);
     expect(alive(ivoryPid) && alive(anvilPid)).toBe(true);
     expect(output).toContain(`DEVNET_DATA_DIR=${dataDir} node scripts/devnet-pay.mjs <address> 25`);
 
@@ -94,15 +65,8 @@ describe('npm run devnet', () => {
     }, 10_000);
 
     // 3. Paid from the funded test account with the printed command.
-    const pay = spawn(process.execPath, [path.join(root, 'scripts', 'devnet-pay.mjs'), open.address ?? '', '25'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let payOutput = '';
-    pay.stdout.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
-    pay.stderr.on('data', (chunk: Buffer) => (payOutput += chunk.toString()));
-    expect((await exited(pay)).code, payOutput).toBe(0);
+    const { code: payCode, output: payOutput } = await runDevnetPay([open.address ?? '', '25'], env);
+    expect(payCode, payOutput).toBe(0);
     expect(payOutput).toContain(`paid 25 TUSD to ${open.address}`);
 
     // 4. funded → settled with the sweep's hash, within seconds (2 confirmations of 1-second blocks).
