@@ -1,7 +1,8 @@
 /* global process, console, setTimeout, clearTimeout, fetch */
 // What the devnets (scripts/devnet.mjs: EVM, scripts/devnet-tron.mjs: Tron, scripts/devnet-solana.mjs: Solana) share: children
 // in their own process groups, stopped together on Ctrl-C; waiting for something to come up;
-// calling Ivory's API.
+// calling Ivory's API; writing the devnet's catalogue.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -110,4 +111,36 @@ export async function adminNetwork(ivoryUrl, adminToken, chainId) {
   const response = await fetch(`${ivoryUrl}/admin/v1/networks`, { headers: { authorization: `Bearer ${adminToken}` } });
   if (!response.ok) return undefined;
   return (await response.json()).find((network) => network.chain_id === chainId);
+}
+
+/**
+ * Writes `<dataDir>/networks.json` afresh (the data directory emptied first): the bundled networks,
+ * so that sandbox shops and wallet sign-in keep working, plus the devnet's own `network`, with the
+ * devnet's fee terms (50 bps, 0.1–5 tokens at 18 decimals of a minimum; sweeps from 10 base units).
+ * Answers the file's path.
+ */
+export function writeDevnetCatalogue(root, dataDir, network) {
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const bundledFile = path.join(root, 'dist', 'catalogue', 'networks.default.json');
+  const bundled = JSON.parse(readFileSync(bundledFile, 'utf8'));
+  for (const bundledNetwork of bundled.networks) {
+    for (const token of bundledNetwork.tokens) if (token.icon !== undefined) token.icon = path.resolve(path.dirname(bundledFile), token.icon);
+  }
+  bundled.networks.push({
+    explorer_url: 'http://localhost',
+    enabled: true,
+    minimum_payment: '1',
+    terms: {
+      invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+      deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
+      sweep_threshold: '10',
+      minimum_sweep: '1',
+      maximum_sweep: '100000',
+    },
+    ...network,
+  });
+  const networksFile = path.join(dataDir, 'networks.json');
+  writeFileSync(networksFile, `${JSON.stringify(bundled, null, 2)}\n`);
+  return networksFile;
 }

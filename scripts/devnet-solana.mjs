@@ -8,7 +8,7 @@
 // up a demo merchant with a live shop paying a node account on Solana, and prints how to pay an
 // invoice. Ctrl-C stops everything.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, 
 import { createSolanaRpc, generateKeyPairSigner, lamports } from '@solana/kit';
 import { privateKeyToAccount } from 'viem/accounts';
 import { landSolana, signerOf } from './devnet-pay-solana.mjs';
-import { adminNetwork, children, ivoryApi, start, startIvory, waitFor } from './devnet-processes.mjs';
+import { adminNetwork, children, ivoryApi, start, startIvory, waitFor, writeDevnetCatalogue } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const nodeMain = path.join(root, 'dist-devnets', 'solana-node', 'main.js');
@@ -103,38 +103,19 @@ export async function runSolanaDevnet({ slotMs, finalizedLag }) {
   console.log(`devnet: test USDC mint ${mint} (SPL Token, 6 decimals, mint authority ${funder.address})`);
 
   // 3. The catalogue: the bundled networks (sandbox shops and wallet sign-in keep working) plus this chain.
-  rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
-  const bundledFile = path.join(root, 'dist', 'catalogue', 'networks.default.json');
-  const bundled = JSON.parse(readFileSync(bundledFile, 'utf8'));
-  for (const network of bundled.networks) {
-    for (const token of network.tokens) if (token.icon !== undefined) token.icon = path.resolve(path.dirname(bundledFile), token.icon);
-  }
-  bundled.networks.push({
+  const networksFile = writeDevnetCatalogue(root, dataDir, {
     chain_id: CHAIN_ID,
     name: 'Ivory Solana devnet',
     family: 'solana',
     native_symbol: 'SOL',
-    explorer_url: 'http://localhost',
     main_factory: '',
     invoice_factory: '',
     start_block: 0,
-    enabled: true,
-    minimum_payment: '1',
-    terms: {
-      invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-      deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-      sweep_threshold: '10',
-      minimum_sweep: '1',
-      maximum_sweep: '100000',
-    },
     tokens: [{ address: mint, symbol: 'USDC', decimals: 6, status: 'ready' }],
     rpc_url: node.rpc_url,
     fee_wallet: feeWallet,
     poll_interval_ms: Math.max(50, Math.min(1_000, slotMs)),
   });
-  const networksFile = path.join(dataDir, 'networks.json');
-  writeFileSync(networksFile, `${JSON.stringify(bundled, null, 2)}\n`);
   // devnet-pay.mjs --family solana mints with the funder and pays from the payer (devnet keys, never real money).
   writeFileSync(path.join(dataDir, 'solana-payer.json'), `${JSON.stringify({ payer_secret_key: payerKey.secret_key, mint_authority_secret_key: funderKey.secret_key })}\n`);
 

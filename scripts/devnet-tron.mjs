@@ -8,13 +8,13 @@
 // TRX, signs up a demo merchant with a live shop paying a node account on Tron, switches Tron
 // on for the merchant, and prints how to pay an invoice. Ctrl-C stops everything.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { TronWeb } from 'tronweb';
 import { privateKeyToAccount } from 'viem/accounts';
-import { adminNetwork, children, ivoryApi, start, startIvory, waitFor } from './devnet-processes.mjs';
+import { adminNetwork, children, ivoryApi, start, startIvory, waitFor, writeDevnetCatalogue } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const nodeMain = path.join(root, 'dist-devnets', 'tron-node', 'main.js');
@@ -98,31 +98,14 @@ export async function runTronDevnet({ blockMs, solidLag }) {
   console.log(`devnet: USDT (transfer returns false, as Tether's) at ${usdt}; factories ${deployed.mainFactory} (deposits), ${deployed.invoiceFactory} (invoices)`);
 
   // 3. The catalogue: the bundled networks (sandbox shops and wallet sign-in keep working) plus this chain.
-  rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
-  const bundledFile = path.join(root, 'dist', 'catalogue', 'networks.default.json');
-  const bundled = JSON.parse(readFileSync(bundledFile, 'utf8'));
-  for (const network of bundled.networks) {
-    for (const token of network.tokens) if (token.icon !== undefined) token.icon = path.resolve(path.dirname(bundledFile), token.icon);
-  }
-  bundled.networks.push({
+  const networksFile = writeDevnetCatalogue(root, dataDir, {
     chain_id: node.chain_id,
     name: 'Ivory Tron devnet',
     family: 'tron',
     native_symbol: 'TRX',
-    explorer_url: 'http://localhost',
     main_factory: deployed.mainFactory,
     invoice_factory: deployed.invoiceFactory,
     start_block: deployed.startBlock,
-    enabled: true,
-    minimum_payment: '1',
-    terms: {
-      invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-      deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-      sweep_threshold: '10',
-      minimum_sweep: '1',
-      maximum_sweep: '100000',
-    },
     tokens: [{ address: usdt, symbol: 'USDT', decimals: 6, status: 'ready' }],
     api_url: node.api_url,
     confirmations: 0,
@@ -130,8 +113,6 @@ export async function runTronDevnet({ blockMs, solidLag }) {
     fee_wallet: feeWallet.address,
     poll_interval_ms: Math.max(50, Math.min(1_000, Math.floor(blockMs / 3))),
   });
-  const networksFile = path.join(dataDir, 'networks.json');
-  writeFileSync(networksFile, `${JSON.stringify(bundled, null, 2)}\n`);
   // devnet-pay.mjs --family tron pays from this account (a devnet key, never real money).
   writeFileSync(path.join(dataDir, 'tron-payer.json'), `${JSON.stringify({ address: payer.address, private_key: payer.private_key })}\n`);
 

@@ -10,13 +10,13 @@
 // node (scripts/devnet-tron.mjs), `--family solana` on the local Solana node
 // (scripts/devnet-solana.mjs).
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { adminNetwork, children, isStopping, ivoryApi, start, startIvory, stopAll, waitFor } from './devnet-processes.mjs';
+import { adminNetwork, children, isStopping, ivoryApi, start, startIvory, stopAll, waitFor, writeDevnetCatalogue } from './devnet-processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // --block-ms and --solid-lag tune the Tron node, --slot-ms and --finalized-lag the Solana node
@@ -82,31 +82,14 @@ async function main() {
   console.log(`devnet: test stablecoin TUSD at ${stablecoin}; factories ${deployed.mainFactory} (deposits), ${deployed.invoiceFactory} (invoices)`);
 
   // 3. The catalogue: the bundled networks (sandbox shops keep working) plus this chain.
-  rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
-  const bundledFile = path.join(root, 'dist', 'catalogue', 'networks.default.json');
-  const bundled = JSON.parse(readFileSync(bundledFile, 'utf8'));
-  for (const network of bundled.networks) {
-    for (const token of network.tokens) if (token.icon !== undefined) token.icon = path.resolve(path.dirname(bundledFile), token.icon);
-  }
-  bundled.networks.push({
+  const networksFile = writeDevnetCatalogue(root, dataDir, {
     chain_id: chainId,
     name: 'Ivory devnet',
     family: 'evm',
     native_symbol: 'ETH',
-    explorer_url: 'http://localhost',
     main_factory: deployed.mainFactory,
     invoice_factory: deployed.invoiceFactory,
     start_block: deployed.startBlock,
-    enabled: true,
-    minimum_payment: '1',
-    terms: {
-      invoice: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-      deposit: { bps: 50, minimum: '100000000000000000', maximum: '5000000000000000000' },
-      sweep_threshold: '10',
-      minimum_sweep: '1',
-      maximum_sweep: '100000',
-    },
     tokens: [
       { address: stablecoin, symbol: 'TUSD', decimals: 6, status: 'ready' },
       { address: stablecoin3009, symbol: 'TUSD3009', decimals: 6, status: 'ready', eip712: { name: 'Test USD 3009', version: '2' } },
@@ -118,8 +101,6 @@ async function main() {
     fee_wallet: feeWallet,
     poll_interval_ms: 250,
   });
-  const networksFile = path.join(dataDir, 'networks.json');
-  writeFileSync(networksFile, `${JSON.stringify(bundled, null, 2)}\n`);
 
   // 4. Ivory itself. Request logs would bury the instructions below: warnings only, unless
   // the caller sets LOG_LEVEL.
